@@ -23,14 +23,18 @@ import { type Enrollment, enrollmentReactions } from '../modules/enrollment';
 import type { EventLog } from '../modules/events';
 import { type Fleet, fleetReactions } from '../modules/fleet';
 import { type DeletionProofs, proofReactions } from '../modules/proofs';
-import type { PunchService } from '../modules/punches';
+import type { PunchCorrections, PunchService } from '../modules/punches';
 import { type FactorSignIn, type SecondFactors, secondFactorGate } from '../modules/sign-in-factors';
 import { terminalReactions } from '../modules/terminals';
 import type { ApiKeys, PasswordSignIn, UsersService } from '../modules/users';
 import type { Webhooks } from '../modules/webhooks';
 import type { StreamHub } from '../platform/http/stream';
 import type { Runtime } from '../platform/runtime';
+import { addDays } from '../platform/time/dates';
 import { logFleetNews } from './operator-log';
+
+/** The first date an area's new zone recomputes when no pay period is locked: every day there is (attendance keeps to the dates with data). */
+const FIRST_DATE = '1970-01-01';
 
 /** The modules that react or are reacted to. */
 interface Reacting {
@@ -49,6 +53,7 @@ interface Reacting {
   enrollment: Enrollment;
   fleet: Fleet;
   punches: PunchService;
+  corrections: PunchCorrections;
   attendance: AttendanceService;
   proofs: DeletionProofs;
   completeness: Completeness;
@@ -169,6 +174,16 @@ function wireViews(m: Reacting, sync: Reactions['sync'], converge: Reactions['co
   areas.countUsage('users', (q, id) => m.users.countInArea(q, id));
   areas.countUsage('api_keys', (q, id) => m.apiKeys.countInArea(q, id));
   areas.countUsage('agents', (q, id) => enrollment.agents.countInArea(q, id));
+  // A wall time entered by hand or imported is the person's: read in their areas' zone.
+  m.corrections.useZones((q, ids) => m.calendar.zonesFor(q, ids));
+  // An area's zone decides its people's days: a change recomputes them (from the first date after the last locked one).
+  areas.useZoneParts({
+    changed: async (w, areaId, by) => {
+      const lastLocked = await m.attendance.periods.lastLockedDate(w);
+      await m.calendar.areaZoneChanged(w, areaId, by, lastLocked === null ? FIRST_DATE : addDays(lastLocked, 1));
+    },
+    peopleInSeveralZones: (q, areaId) => m.calendar.peopleInSeveralZones(q, areaId),
+  });
   areas.useParts({
     terminals: devicesInArea,
     schedules: (q, id) => m.calendar.schedules.ofArea(q, id),

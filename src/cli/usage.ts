@@ -37,7 +37,7 @@ export const COMMAND_HELP: Record<string, string> = {
   'expire-sessions': job('expire-sessions', 'Expires enrollment sessions past their lifetime (every minute).'),
   'generate-absences': job(
     'generate-absences',
-    'Writes the planned day (absent, non-working, holiday, on leave) for people without one: yesterday in ATTENDANCE_TIME_ZONE (daily), one --date, or a range --from … [--to …] (to: yesterday), never both.',
+    'Writes the planned day (absent, non-working, holiday, on leave) for people without one: yesterday in each person’s zone (their area’s, else ATTENDANCE_TIME_ZONE; daily), one --date, or a range --from … [--to …] (to: yesterday), never both.',
     '[--date YYYY-MM-DD | --from YYYY-MM-DD [--to YYYY-MM-DD]]',
   ),
   'purge-retention': job(

@@ -204,7 +204,7 @@ describe('an HR officer of north and the areas', () => {
     await go(page, '#/areas', 'Areas');
     expect(await page.getByRole('button', { name: 'Create an area' }).count()).toBe(0);
     await go(page, '#/areas/north', 'north');
-    expect(await page.getByRole('region', { name: 'Name and description' }).count()).toBe(0);
+    expect(await page.getByRole('region', { name: 'Name, description and time zone' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Delete area' }).count()).toBe(0);
     await go(page, '#/shifts', 'Shifts and calendar');
     expect(await page.getByText('None chosen: your areas (north).').count()).toBe(1);

@@ -449,7 +449,7 @@ describe('diagnostics: each raised by its cause, cleared by its fix', () => {
     const d = await raised('other_time_zone', 'ZONE-2');
     expect(d.severity).toBe('warning');
     expect(d.message).toContain('a schedule’s 09:00 is 09:00 in UTC, 14:30 on this terminal today');
-    expect(d.fix).toContain('run a service of its own');
+    expect(d.fix).toContain('give its area the time zone Asia/Kolkata');
     expect(d.details).toEqual({ time_zone: 'Asia/Kolkata', attendance_time_zone: 'UTC' });
     expect((await server.admin.patch('/devices/ZONE-2/', { time_zone: 'Etc/UTC' })).status).toBe(200);
     await cleared('other_time_zone', 'ZONE-2');

@@ -19,7 +19,7 @@
 import { and, eq, gte, inArray, lt } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { WriteContext } from '../../platform/db/client';
-import { dayBounds, localDateOf } from '../../platform/time/dates';
+import { addDays, dayBounds, localDateOf } from '../../platform/time/dates';
 import type { CalendarEvents, CalendarResume, CalendarService, ChangeTouches, Touch } from '../calendar';
 import { recomputeInSteps } from '../calendar';
 import { type EventChannel, type EventLog, type FollowerStop, LogFollower, type LoggedEvent } from '../events';
@@ -127,11 +127,14 @@ export class OnLeave {
    * that has none.
    */
   private async bringInLine(w: WriteContext, ids: readonly string[], from: string, to: string): Promise<void> {
-    const [start, end] = [dayBounds(from, this.zone).start, dayBounds(to, this.zone).end];
-    const { people, planner } = await this.deps.calendar.plannerFor(w.tx, ids, from, to);
+    // A day either side: a person's own zone (their areas') may put a punch on another date.
+    const { people, planner } = await this.deps.calendar.plannerFor(w.tx, ids, addDays(from, -1), addDays(to, 1));
+    const margin = planner.zoned ? 1 : 0;
+    const [start, end] = [dayBounds(addDays(from, -margin), this.zone).start, dayBounds(addDays(to, margin), this.zone).end];
     const person = new Map(people.map((p) => [p.id, p]));
-    const leaveOf = (enrolleeId: string, at: number) =>
-      planner.plan(person.get(enrolleeId) ?? { id: enrolleeId, areaIds: [] }, localDateOf(at, this.zone)).leave;
+    const personOf = (enrolleeId: string) => person.get(enrolleeId) ?? { id: enrolleeId, areaIds: [] };
+    const dateOf = (enrolleeId: string, at: number) => planner.datesOf(personOf(enrolleeId))(at);
+    const leaveOf = (enrolleeId: string, at: number) => planner.plan(personOf(enrolleeId), dateOf(enrolleeId, at)).leave;
 
     const held = await this.heldOn(w, ids, start, end);
     const stale = held.filter((row) => leaveOf(row.enrolleeId, row.at) !== row.details.leave);
@@ -152,7 +155,7 @@ export class OnLeave {
       punch,
       employee: employees.get(punch.id) ?? null,
       details: { leave },
-      date: localDateOf(punch.at, this.zone),
+      date: dateOf(punch.enrolleeId, punch.at),
     }));
     await keepEach(w, this.events, 'while_on_leave', found, this.ctx.clock.now());
   }

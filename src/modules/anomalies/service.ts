@@ -90,10 +90,11 @@ export class Anomalies {
       return punch.source === 'device' && WITHOUT_BIOMETRIC.has(punch.verify_type) && deviceId ? [{ enrolleeId: punch.enrollee!, deviceId }] : [];
     });
     const kinds = unverified.length > 0 ? await this.deps.enrollment.templates.kindsHeldOn(tx, unverified) : new Map<string, string[]>();
-    const dates = instants.map((at) => localDateOf(at, zone));
-    const sorted = [...dates].sort();
-    const { people, planner } = await this.deps.calendar.plannerFor(tx, ids, sorted[0]!, sorted.at(-1)!);
+    const sorted = instants.map((at) => localDateOf(at, zone)).sort();
+    // A day either side: a person's own zone (their areas') may put the punch on another date.
+    const { people, planner } = await this.deps.calendar.plannerFor(tx, ids, addDays(sorted[0]!, -1), addDays(sorted.at(-1)!, 1));
     const person = new Map(people.map((p) => [p.id, p]));
+    const dates = candidates.map(({ punch }, i) => planner.datesOf(person.get(punch.enrollee!) ?? { id: punch.enrollee!, areaIds: [] })(instants[i]!));
     const areas = this.travel.size > 0 ? await this.deps.devices.areaNamesOf(tx, deviceIds) : new Map<string, string[]>();
     const now = this.ctx.clock.now();
     let count = 0;
@@ -148,8 +149,11 @@ export class Anomalies {
     const ids = due.map((r) => r.punch.id);
     const views = new Map((await punchesByIds(w.tx, ids)).map((v) => [v.id, v]));
     const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
+    // On the punch's date in its person's zone (their areas', else the attendance zone).
+    const zoneOf = await this.deps.calendar.zonesFor(w.tx, [...new Set(due.map((r) => r.punch.enrolleeId))]);
+    const dateOf = (id: string, at: number) => localDateOf(at, zoneOf(id, localDateOf(at, zone)));
     for (const { punch, found } of due)
-      await keepAnomalies(w, this.events, views.get(punch.id)!, [found], { at: punch.at, date: localDateOf(punch.at, zone), now });
+      await keepAnomalies(w, this.events, views.get(punch.id)!, [found], { at: punch.at, date: dateOf(punch.enrolleeId, punch.at), now });
     return due.length;
   }
 

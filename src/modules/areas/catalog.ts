@@ -6,10 +6,11 @@
  */
 import type { Static } from '@sinclair/typebox';
 import { and, asc, eq, gt, inArray } from 'drizzle-orm';
-import type { Queryable } from '../../platform/db/client';
+import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { cursorOf, type Page, pageOf, textCursor, twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, coversAny, EVERYWHERE, isLimited } from '../../platform/scope';
+import { canonicalTimeZone } from '../../platform/time/zone';
 import { audit } from '../audit';
 import type { AreaDetail, AreaMember } from './model';
 import type { AreaRuntime } from './runtime';
@@ -21,6 +22,7 @@ export type UsageCounter = (q: Queryable, areaId: string) => Promise<number>;
 export type AreaRow = typeof areas.$inferSelect;
 type AreaDetailView = Static<typeof AreaDetail>;
 export type AreaView = Omit<AreaDetailView, 'terminals' | 'schedules'>;
+export type AreaSavedView = AreaView & { people_in_several_zones: number };
 export type AreaMemberView = Static<typeof AreaMember>;
 
 /** What other modules tell about an area's members (registered at the composition root). */
@@ -35,11 +37,20 @@ export interface AreaParts {
   ): Promise<{ rows: AreaMemberView[]; more: boolean; last: [string, string] | null }>;
 }
 
+/** What follows an area's time zone (registered at the composition root: the calendar and attendance know people's days). */
+export interface AreaZoneParts {
+  /** The zone changed: its people's days are recomputed (outside locked pay periods), in this write. */
+  changed(w: WriteContext, areaId: string, by: string): Promise<void>;
+  /** How many of its people are in another area of a different zone. */
+  peopleInSeveralZones(q: Queryable, areaId: string): Promise<number>;
+}
+
 const NAME = /^[^\s/][^/]{0,99}$/;
 
 export class AreaCatalog {
   private readonly counters = new Map<string, UsageCounter>();
   private parts: AreaParts | undefined;
+  private zoneParts: AreaZoneParts | undefined;
 
   constructor(private readonly ctx: AreaRuntime) {}
 
@@ -49,6 +60,10 @@ export class AreaCatalog {
 
   useParts(parts: AreaParts): void {
     this.parts = parts;
+  }
+
+  useZoneParts(parts: AreaZoneParts): void {
+    this.zoneParts = parts;
   }
 
   /** The areas by name, a page at a time: every area, or those of `scope` (a caller limited to areas sees only them). */
@@ -91,22 +106,36 @@ export class AreaCatalog {
     return { results: found.rows, next_cursor: found.more && found.last ? cursorOf('area-members-by-name-key', found.last) : null };
   }
 
-  async create(input: { name: string; description?: string | null }, by: string): Promise<AreaView> {
+  async create(input: { name: string; description?: string | null; time_zone?: string | null }, by: string): Promise<AreaSavedView> {
     const name = checkName(input.name);
+    const timeZone = checkZone(input.time_zone);
     return this.ctx.db.write(async ({ tx }) => {
       const now = this.ctx.clock.now();
       const [existing] = await tx.select({ id: areas.id }).from(areas).where(eq(areas.name, name));
       if (existing) throw new FpaError('conflict', 'an area with this name exists', { name });
-      const row: AreaRow = { id: crypto.randomUUID(), name, description: input.description ?? null, createdAt: now };
+      const row: AreaRow = { id: crypto.randomUUID(), name, description: input.description ?? null, timeZone, createdAt: now };
       await tx.insert(areas).values(row);
-      await audit(tx, now, { actor: by, action: 'area.created', targetType: 'area', targetId: name });
-      return this.view(tx, row);
+      await audit(tx, now, {
+        actor: by,
+        action: 'area.created',
+        targetType: 'area',
+        targetId: name,
+        ...(timeZone ? { details: { time_zone: timeZone } } : {}),
+      });
+      // A new area holds nobody yet: no one is in two zones through it.
+      return { ...(await this.view(tx, row)), people_in_several_zones: 0 };
     });
   }
 
-  /** Renames or describes an area; its members stay in it (they hold its id, not its name). */
-  async update(name: string, patch: { name?: string; description?: string | null }, by: string): Promise<AreaView> {
-    return this.ctx.db.write(async ({ tx }) => {
+  /**
+   * Renames, describes or zones an area; its members stay in it (they hold its id, not its
+   * name). A new time zone recomputes its people's days (outside locked pay periods) in the same
+   * write, and the answer says how many of them another area of theirs puts in another zone.
+   */
+  async update(name: string, patch: { name?: string; description?: string | null; time_zone?: string | null }, by: string): Promise<AreaSavedView> {
+    const timeZone = patch.time_zone === undefined ? undefined : checkZone(patch.time_zone);
+    return this.ctx.db.write(async (w) => {
+      const { tx } = w;
       const now = this.ctx.clock.now();
       const row = await this.find(tx, name);
       const next = { ...row };
@@ -116,9 +145,13 @@ export class AreaCatalog {
         if (taken) throw new FpaError('conflict', 'an area with this name exists', { name: next.name });
       }
       if (patch.description !== undefined) next.description = patch.description;
-      await tx.update(areas).set({ name: next.name, description: next.description }).where(eq(areas.id, row.id));
-      await audit(tx, now, { actor: by, action: 'area.updated', targetType: 'area', targetId: row.name, details: { name: next.name } });
-      return this.view(tx, next);
+      if (timeZone !== undefined) next.timeZone = timeZone;
+      await tx.update(areas).set({ name: next.name, description: next.description, timeZone: next.timeZone }).where(eq(areas.id, row.id));
+      const zoneChanged = next.timeZone !== row.timeZone;
+      const details = zoneChanged ? { name: next.name, time_zone: { from: row.timeZone, to: next.timeZone } } : { name: next.name };
+      await audit(tx, now, { actor: by, action: 'area.updated', targetType: 'area', targetId: row.name, details });
+      if (zoneChanged) await this.zoneParts?.changed(w, row.id, by);
+      return { ...(await this.view(tx, next)), people_in_several_zones: (await this.zoneParts?.peopleInSeveralZones(tx, row.id)) ?? 0 };
     });
   }
 
@@ -146,8 +179,30 @@ export class AreaCatalog {
   }
 
   private async view(q: Queryable, row: AreaRow): Promise<AreaView> {
-    return { name: row.name, description: row.description, created_at: new Date(row.createdAt).toISOString(), usage: await this.usageOf(q, row.id) };
+    return {
+      name: row.name,
+      description: row.description,
+      time_zone: row.timeZone,
+      created_at: new Date(row.createdAt).toISOString(),
+      usage: await this.usageOf(q, row.id),
+    };
   }
+}
+
+/**
+ * A given time zone as the tz database spells it (`asia/kolkata` is stored `Asia/Kolkata`), null
+ * for none, or a validation_error as for a terminal's: only IANA names, never an offset (`+05:30`
+ * knows no DST rules).
+ */
+function checkZone(zone: string | null | undefined): string | null {
+  if (zone === undefined || zone === null || zone.trim() === '') return null;
+  const canonical = canonicalTimeZone(zone.trim());
+  if (canonical === null) {
+    throw new FpaError('validation_error', 'time_zone must be an IANA time zone name such as Asia/Kolkata (an offset is none: Etc/GMT-2 is UTC+2)', {
+      field: 'time_zone',
+    });
+  }
+  return canonical;
 }
 
 function checkName(name: string): string {

@@ -2,6 +2,7 @@
 export { AreaCatalog } from './catalog';
 export { Area, AreaDetail, AreaMember } from './model';
 export {
+  anyAreaZoned,
   areaIdOf,
   areaIdsNamed,
   areaNames,
@@ -9,6 +10,7 @@ export {
   areasOutside,
   areasToSet,
   areasWithin,
+  areaZones,
   assertWhollyWithin,
   closeAreaName,
   knownAreaIds,

@@ -4,23 +4,44 @@ import { Body, Instant, Int, LocalDate, Nullable, Page, PageQuery, Text, Uuid } 
 
 const Name = Text({ maxLength: 100, description: 'The area’s name (terminals and enrollees are placed in areas by name).' });
 const Description = Nullable(Text({ minLength: 0, maxLength: 500 }));
+const TimeZone = Nullable(
+  Text({
+    maxLength: 64,
+    description:
+      'IANA time zone (`Asia/Kolkata`) its people’s attendance is judged in: their dates, shifts’ wall times, lateness, holidays, “today” (README “Time zones”); null: ATTENDANCE_TIME_ZONE. A fixed offset (`+05:30`) is refused.',
+  }),
+);
 
 export const AreaParams = t.Object({ name: Name });
 
 const areaFields = {
   name: t.String(),
   description: Nullable(t.String()),
+  time_zone: Nullable(t.String({ description: 'The zone its people’s attendance is judged in; null: ATTENDANCE_TIME_ZONE.' })),
   created_at: Instant(),
   usage: t.Record(t.String(), Int(), { description: 'What is in the area, by kind (`devices`, `enrollees`…).' }),
 };
 
 export const Area = t.Object(areaFields, { title: 'Area' });
 
+/** The answer of a create or a change: the area, and how many of its people its zone now disagrees with another of their areas' for. */
+export const AreaSaved = t.Object(
+  {
+    ...areaFields,
+    people_in_several_zones: Int({
+      minimum: 0,
+      description:
+        'How many of its people are also in another area whose time zone differs from this one’s: each is judged in the zone of the first of their zoned areas by name (README “Time zones”). 0 when none.',
+    }),
+  },
+  { title: 'AreaSaved' },
+);
+
 export const AreaList = { query: t.Object(PageQuery), response: Page(Area) };
 
-export const AreaCreate = Body({ name: Name, description: t.Optional(Description) }, { title: 'AreaCreate' });
+export const AreaCreate = Body({ name: Name, description: t.Optional(Description), time_zone: t.Optional(TimeZone) }, { title: 'AreaCreate' });
 
-export const AreaPatch = Body({ name: t.Optional(Name), description: t.Optional(Description) }, { title: 'AreaPatch' });
+export const AreaPatch = Body({ name: t.Optional(Name), description: t.Optional(Description), time_zone: t.Optional(TimeZone) }, { title: 'AreaPatch' });
 
 const AreaTerminal = t.Object({ serial_number: t.String(), name: Nullable(t.String()), status: t.String() }, { title: 'AreaTerminal' });
 const AreaSchedule = t.Object(

@@ -4,7 +4,7 @@
  * none is given. Memberships are kept by the modules whose members they are (devices,
  * enrollees); this module names areas and resolves names to ids.
  */
-import { asc, inArray, type SQL, sql } from 'drizzle-orm';
+import { asc, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { type AreaScope, isLimited } from '../../platform/scope';
@@ -181,4 +181,13 @@ export async function areaIdsNamed(q: Queryable, names: readonly string[]): Prom
     .from(areas)
     .where(inArray(areas.name, [...names]));
   return new Set(rows.map((r) => r.id));
+}
+
+/** Whether any area has a time zone of its own (a subquery, for a select that asks several such things at once). */
+export const anyAreaZoned: SQL<number> = sql<number>`exists (select 1 from ${areas} where ${areas.timeZone} is not null)`;
+
+/** The areas with a time zone of their own, by id (attendance judges their people in it: calendar/plan.ts `zoneOf`). */
+export async function areaZones(q: Queryable): Promise<Map<string, { name: string; zone: string }>> {
+  const rows = await q.select({ id: areas.id, name: areas.name, zone: areas.timeZone }).from(areas).where(isNotNull(areas.timeZone));
+  return new Map(rows.flatMap((r) => (r.zone ? [[r.id, { name: r.name, zone: r.zone }] as const] : [])));
 }

@@ -3,7 +3,7 @@ import { t } from 'elysia';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
 import type { AreaCatalog } from './catalog';
-import { Area, AreaCreate, AreaDetail, AreaList, AreaMemberList, AreaParams, AreaPatch } from './model';
+import { AreaCreate, AreaDetail, AreaList, AreaMemberList, AreaParams, AreaPatch, AreaSaved } from './model';
 
 const tags = ['areas'];
 
@@ -21,7 +21,11 @@ export function areaRoutes(http: Http, catalog: AreaCatalog) {
         set.status = 201;
         return area;
       },
-      { body: AreaCreate, response: { 201: Area, ...errors('conflict') }, detail: { summary: 'Create an area', tags } },
+      {
+        body: AreaCreate,
+        response: { 201: AreaSaved, ...errors('conflict') },
+        detail: { summary: 'Create an area (with a time zone of its own, optionally)', tags },
+      },
     )
     .get('/areas/:name', ({ params, scope }) => catalog.get(params.name, scope), {
       params: AreaParams,
@@ -37,8 +41,11 @@ export function areaRoutes(http: Http, catalog: AreaCatalog) {
     .patch('/areas/:name', ({ params, body, admin }) => catalog.update(params.name, body, admin.by), {
       params: AreaParams,
       body: AreaPatch,
-      response: { 200: Area, ...errors('not_found', 'conflict') },
-      detail: { summary: 'Rename or describe an area (its members stay in it)', tags },
+      response: { 200: AreaSaved, ...errors('not_found', 'conflict') },
+      detail: {
+        summary: 'Rename, describe or set the time zone of an area (its members stay in it; a new zone recomputes their days outside locked pay periods)',
+        tags,
+      },
     })
     .delete(
       '/areas/:name',

@@ -8,5 +8,7 @@ export const areas = sqliteTable('fpa_areas', {
   id: text('id').primaryKey(),
   name: text('name').notNull().unique(),
   description: text('description'),
+  /** IANA zone its people's attendance is judged in (null: ATTENDANCE_TIME_ZONE). */
+  timeZone: text('time_zone'),
   createdAt: createdAt(),
 });

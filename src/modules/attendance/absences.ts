@@ -6,8 +6,11 @@
  * (expecting its shift), `non_working_day`, `holiday` or `on_leave`. A day with punches always has a record,
  * so it is never overwritten; dates of a locked pay period are left alone (counted as `locked`,
  * not `unchanged`: whether they have a day is not even looked at); running twice
- * changes nothing. One date (default: yesterday in ATTENDANCE_TIME_ZONE) or a range (`to`
- * defaults to yesterday: a day is not absent before it is over). Each day written is announced
+ * changes nothing. One date (default: yesterday) or a range (`to` defaults to yesterday: a day
+ * is not absent before it is over). Each person's dates are those of their own time zone
+ * (calendar/plan.ts `zoneOf`): with areas in several zones, "yesterday" is yesterday in each of
+ * them, the run covers the dates from the westmost zone's yesterday to the eastmost's, and a
+ * person gets no day of a date not over yet where they are. Each day written is announced
  * (`attendance_day_changed`, in the transaction that writes it), as every other written day is;
  * a day that was there already is not.
  */
@@ -68,14 +71,16 @@ export class Absences {
    * none, `date` with `from`/`to` (one date or a range), a range backwards or over MAX_DAYS, a day
    * not over yet. The job checks it before it runs (runner.ts), so a typo is refused, not a failed run.
    */
-  range(params: AbsenceParams = {}): { from: string; to: string } {
-    const today = this.attendance.today();
+  async range(params: AbsenceParams = {}): Promise<{ from: string; to: string }> {
+    // The eastmost zone's today: a date from it on is over nowhere (all one date without zoned areas).
+    const { earliest, latest: today } = await this.attendance.zones.todays();
     const given = (v: string | undefined) => v !== undefined && v !== '';
     if (given(params.date) && (given(params.from) || given(params.to))) {
       throw new FpaError('validation_error', 'date and from/to exclude each other: give one date, or a range', { ...params });
     }
     const single = given(params.date) ? requireDate(params.date!, 'date') : addDays(today, -1);
-    const from = given(params.from) ? requireDate(params.from!, 'from') : single;
+    // Yesterday in every zone: from the westmost zone's on (one date without zoned areas).
+    const from = given(params.from) ? requireDate(params.from!, 'from') : given(params.date) ? single : addDays(earliest, -1);
     const to = given(params.to) ? requireDate(params.to!, 'to') : given(params.from) ? addDays(today, -1) : single;
     requireOrdered(from, to);
     if (addDays(from, MAX_DAYS - 1) < to) throw new FpaError('validation_error', `from ${from} to ${to} is more than ${MAX_DAYS} dates`, { from, to });
@@ -92,10 +97,12 @@ export class Absences {
    * switched off missed included; yesterday alone when no run came before. Dates covered twice
    * change nothing.
    */
-  scheduledParams(previousSlot: number | null): AbsenceParams {
+  async scheduledParams(previousSlot: number | null): Promise<AbsenceParams> {
     if (previousSlot === null) return {};
-    const yesterday = addDays(this.attendance.today(), -1);
-    const from = addDays(this.attendance.dateOf(previousSlot), -1);
+    const { latest, zones } = await this.attendance.zones.todays();
+    const yesterday = addDays(latest, -1);
+    // The date the previous run covered in the westmost zone.
+    const from = addDays(zones.map((z) => localDateOf(previousSlot, z)).sort()[0]!, -1);
     return from > yesterday ? {} : this.runOver({ from, to: yesterday });
   }
 
@@ -108,7 +115,7 @@ export class Absences {
   async generate(params: AbsenceParams = {}): Promise<AbsenceResult> {
     // Days with punches first, so an absence is never written over a day not yet computed.
     await this.attendance.follower.catchUp();
-    const { from, to } = this.range(params);
+    const { from, to } = await this.range(params);
     const result: AbsenceResult = { from, to, absent: 0, non_working_day: 0, holiday: 0, on_leave: 0, unchanged: 0, locked: 0 };
     // Everyone active: someone enrolled today may have days to fill before (see startsOf).
     const candidates = await this.enrollees.activeCreatedBefore(this.ctx.db.orm, Number.MAX_SAFE_INTEGER);
@@ -139,6 +146,14 @@ export class Absences {
   ): Promise<{ counted: number; locked: number; written: AttendanceDayRow[] }> {
     const { from, to } = range;
     const now = this.ctx.clock.now();
+    const todays = new Map<string | undefined, string>();
+    const todayIn = (zone: string | undefined) => {
+      const known = todays.get(zone);
+      if (known !== undefined) return known;
+      const today = localDateOf(now, zone ?? this.ctx.settings.ATTENDANCE_TIME_ZONE);
+      todays.set(zone, today);
+      return today;
+    };
     const ids = chunk.map((e) => e.id);
     const { people, planner } = await this.calendar.plannerFor(w.tx, ids, from, to);
     const starts = await this.startsOf(w.tx, ids, from);
@@ -148,8 +163,8 @@ export class Absences {
     chunk.forEach((e, i) => {
       const start = starts.get(e.id) ?? from;
       for (const plan of planner.plans(people[i]!, from, to)) {
-        // Not before the person's attendance starts, never in a locked period.
-        if (plan.date < start) continue;
+        // Not before the person's attendance starts, nor a date not over yet in their zone, never in a locked period.
+        if (plan.date < start || plan.date >= todayIn(plan.zone)) continue;
         if (inRanges(plan.date, locked)) {
           lockedDates++;
           continue;

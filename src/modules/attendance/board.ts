@@ -8,11 +8,12 @@ import { getTableName } from 'drizzle-orm';
 import { selectAsJson } from '../../platform/db/json-results';
 import { FpaError } from '../../platform/errors';
 import { compareKeys } from '../../platform/name-key';
-import { addDays, dayBounds, requireDate } from '../../platform/time/dates';
-import type { CalendarService, DayPlan, Person } from '../calendar';
+import { addDays, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
+import { type CalendarService, type DayPlan, type Person, zoneOfAreas } from '../calendar';
 import type { EnrolleeService, RosterEntry } from '../enrollees';
 import {
   addTo,
+  BOARD_COUNTS,
   type BoardCount,
   type BoardCounts,
   type BoardDay,
@@ -76,7 +77,7 @@ export class TodayBoard {
   ) {}
 
   async board(query: BoardQuery): Promise<TodayBoardView> {
-    const { date, now, counts, byArea, entries } = await this.read(query);
+    const { date, now, counts, byArea, entries, zoned } = await this.read(query);
     // Listed by name: the roster comes in that order (enrollees/roster.ts), and so do they.
     // A board is read again as people punch: the console asks for one count's first page (10,000
     // people are about 3 MB of JSON, a page of 200 is 60 kB) and for the rest when asked.
@@ -86,7 +87,7 @@ export class TodayBoard {
       as_of: new Date(now).toISOString(),
       counts,
       areas: [...byArea.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([area, c]) => ({ area, counts: c })),
-      people: listed.map(({ person, entry, workday }) => personView(person, entry, workday)),
+      people: listed.map(({ person, entry, workday, date: own }) => ({ ...personView(person, entry, workday), ...(zoned ? { date: own } : {}) })),
       people_total: entries.length,
     };
   }
@@ -109,16 +110,49 @@ export class TodayBoard {
    */
   private async read(query: BoardQuery, options: { ownShifts?: boolean } = {}) {
     const now = this.ctx.clock.now();
-    const today = this.attendance.today();
-    const date = query.date ? requireDate(query.date, 'date') : today;
+    if (query.date !== undefined) requireDate(query.date, 'date');
     // Read your writes: every punch recorded so far is on its day.
     await this.attendance.follower.catchUp();
-    const { end } = dayBounds(date, this.attendance.timeZone);
-    const stored = await this.daysOn(date);
     if (query.area !== undefined && query.scope.length > 0 && !query.scope.includes(query.area)) {
       throw new FpaError('not_found', 'area not found', { area: query.area });
     }
-    const people = await this.peopleOn(query, stored, end);
+    const fallback = this.attendance.timeZone;
+    const zones = await this.calendar.areaZones(this.ctx.db.orm);
+    if (zones.size === 0) return this.readIn(query, options, { zone: fallback, now });
+    // Each person on their own today (their zone's: calendar/plan.ts `zoneOf`), the people of
+    // one zone read together; the board's date is the area's today with `area`, else the attendance zone's.
+    const areaZone = query.area === undefined ? null : [...zones.values()].find((a) => a.name === query.area)?.zone;
+    const boardZone = areaZone ?? fallback;
+    const zoneOfPerson = new Map((await this.enrollees.roster.read()).map((p) => [p.id, zoneOfAreas(p.areaIds, zones) ?? fallback]));
+    const parts = [];
+    for (const zone of new Set([boardZone, ...zoneOfPerson.values()])) {
+      parts.push(await this.readIn(query, options, { zone, now, only: (id) => (zoneOfPerson.get(id) ?? boardZone) === zone }));
+    }
+    const counts = emptyCounts();
+    const byArea = new Map<string, BoardCounts>();
+    for (const part of parts) {
+      for (const count of BOARD_COUNTS) counts[count] += part.counts[count];
+      for (const [area, c] of part.byArea) {
+        const into = byArea.get(area) ?? emptyCounts();
+        for (const count of BOARD_COUNTS) into[count] += c[count];
+        byArea.set(area, into);
+      }
+    }
+    const entries = parts.flatMap((p) => p.entries).sort((a, b) => compareKeys(a.person.nameKey, b.person.nameKey) || (a.person.id < b.person.id ? -1 : 1));
+    return { date: query.date ?? localDateOf(now, boardZone), now, counts, byArea, entries, zoned: true };
+  }
+
+  /**
+   * The board of the people of one zone (`only`: whose zone it is; all without zoned areas),
+   * their today being that zone's.
+   */
+  private async readIn(query: BoardQuery, options: { ownShifts?: boolean }, at: { zone: string; now: number; only?: (id: string) => boolean }) {
+    const { now, zone } = at;
+    const today = localDateOf(now, zone);
+    const date = query.date ?? today;
+    const { end } = dayBounds(date, zone);
+    const stored = await this.daysOn(date);
+    const people = (await this.peopleOn(query, stored, end)).filter((p) => !at.only || at.only(p.id));
     // Today's board plans yesterday too: the night that began then may still be running (board-rules.ts `runningEntry`).
     const from = date === today && !options.ownShifts ? addDays(date, -1) : date;
     // The planner for everyone, with the areas of each date (the roster's, and the moves of those who moved).
@@ -126,11 +160,11 @@ export class TodayBoard {
     const planner = await this.calendar.plannerOf(this.ctx.db.orm, persons, from, date);
     // `plans` shares the plans of everyone with the same areas and no rows of their own.
     const plans = people.map((_, i) => planner.plans(persons[i]!, from, date));
-    const shown = await this.shownOn(date, { today, now, ownShifts: options.ownShifts ?? false }, stored, plans);
+    const shown = await this.shownOn(date, { today, now, zone, ownShifts: options.ownShifts ?? false }, stored, plans);
     const counts = emptyCounts();
     const byArea = new Map<string, BoardCounts>();
     const only = query.enrollee ? new Set(query.enrollee.split(',')) : null;
-    const entries: { person: RosterEntry; entry: BoardEntry; workday: boolean; expectedSeconds: number }[] = [];
+    const entries: { person: RosterEntry; entry: BoardEntry; workday: boolean; expectedSeconds: number; date: string }[] = [];
     for (const [i, person] of people.entries()) {
       const { plan, entry } = shown(person.id, plans[i]!);
       const workday = plan.dayType === 'workday';
@@ -138,9 +172,9 @@ export class TodayBoard {
       addTo(counts, of);
       countInAreas(byArea, person.areaNames, query.scope, of);
       if ((!query.status || query.status === entry.status) && (!query.count || inCount(entry, workday, query.count)) && (!only || only.has(person.id)))
-        entries.push({ person, entry, workday, expectedSeconds: plan.schedule?.expectedSeconds ?? 0 });
+        entries.push({ person, entry, workday, expectedSeconds: plan.schedule?.expectedSeconds ?? 0, date });
     }
-    return { date, now, counts, byArea, entries };
+    return { date, now, counts, byArea, entries, zoned: false };
   }
 
   /**
@@ -152,7 +186,7 @@ export class TodayBoard {
    */
   private async shownOn(
     date: string,
-    at: { today: string; now: number; ownShifts: boolean },
+    at: { today: string; now: number; zone: string; ownShifts: boolean },
     stored: ReadonlyMap<string, BoardDay>,
     plans: readonly (readonly DayPlan[])[],
   ): Promise<(id: string, dated: readonly DayPlan[]) => { plan: DayPlan; entry: BoardEntry }> {
@@ -163,7 +197,7 @@ export class TodayBoard {
     };
     const yesterday = addDays(today, -1);
     if (at.ownShifts || (date !== today && date !== yesterday)) return own;
-    const when = { now, dayStart: dayBounds(today, this.attendance.timeZone).start };
+    const when = { now, dayStart: dayBounds(today, at.zone).start };
     const slackMs = this.ctx.settings.ATTENDANCE_SHIFT_SLACK;
     if (date === yesterday) {
       const todays = await this.daysOn(today);

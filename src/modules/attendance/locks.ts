@@ -18,7 +18,7 @@ export class PayPeriodLocks {
   /** `POST pay-periods/{id}/lock/`: 409 when it is locked already or its last date is not over (periods.ts). */
   async lock(id: string, by: string): Promise<PayPeriodView> {
     const period = await this.attendance.periods.get(id);
-    if (!period.locked && period.to < this.attendance.today()) await this.absences.generate(this.absences.runOver(period));
+    if (!period.locked && period.to < (await this.attendance.zones.todays()).earliest) await this.absences.generate(this.absences.runOver(period));
     return this.attendance.lockPeriod(id, by);
   }
 }

@@ -24,7 +24,9 @@ export const AttendanceDay = t.Object(
   {
     employee: t.String(),
     enrollee: t.String({ format: 'uuid' }),
-    date: LocalDate('Local date in ATTENDANCE_TIME_ZONE; an overnight shift’s punches belong to the date it started.'),
+    date: LocalDate(
+      'Local date in the person’s time zone (their areas’, else ATTENDANCE_TIME_ZONE); an overnight shift’s punches belong to the date it started.',
+    ),
     first_in: Nullable(Instant()),
     last_out: Nullable(
       Instant(
@@ -143,7 +145,11 @@ const BoardCountsModel = t.Object(
 
 export const TodayBoard = {
   query: t.Object({
-    date: t.Optional(LocalDate('The date (default: today in ATTENDANCE_TIME_ZONE); past and future dates work too.')),
+    date: t.Optional(
+      LocalDate(
+        'The date (default: today: each person’s own, in their time zone, when areas have zones of their own; with `area`, that area’s today is the board’s `date`); past and future dates work too.',
+      ),
+    ),
     area: t.Optional(Text({ maxLength: 100, description: 'Only the people of this area (its name).' })),
     status: t.Optional(OneOf(BOARD_STATUSES, 'Only the people of this status in `people` (the counts stay whole).')),
     count: t.Optional(
@@ -194,6 +200,9 @@ export const TodayBoard = {
             LocalDate(
               'While `in_now`, the date of the open day it counts: today’s, or yesterday’s for someone still in from last night’s shift; null otherwise.',
             ),
+          ),
+          date: t.Optional(
+            LocalDate('Only when an area has a time zone of its own: the date this person’s row is of (their own today, in their zone, without `date`).'),
           ),
         }),
         { description: 'By name.' },

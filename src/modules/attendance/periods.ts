@@ -2,7 +2,7 @@
  * Pay periods: `from`..`to` local dates. Locking one is final: its days never change again
  * (recomputes skip them, generate-absences writes none) and punches that arrive for its dates
  * later are stored with the flag `after_lock` (./service.ts). So only a period whose last date is
- * over (in ATTENDANCE_TIME_ZONE) can be locked: locked over today, today's punches would never
+ * over (in every zone attendance uses: ATTENDANCE_TIME_ZONE and the areas' own) can be locked: locked over today, today's punches would never
  * count and its absences never be written. Periods may not overlap, so a date is in one period
  * at most. A period not locked yet can be deleted (one added with a wrong date would otherwise
  * stand in the way of the right one); a locked one cannot: the lock is final.
@@ -94,16 +94,17 @@ export class PayPeriods {
   }
 
   /**
-   * Locks a period (409 when it already is, or when its last date is not over yet); `settle`
-   * first brings the days up to date, in the same transaction.
+   * Locks a period (409 when it already is, or when its last date is not over yet in every zone
+   * in use: `earliestToday` is today in the westmost); `settle` first brings the days up to
+   * date, in the same transaction.
    */
-  async lock(id: string, by: string, settle: (w: WriteContext) => Promise<void>): Promise<PayPeriodView> {
+  async lock(id: string, by: string, settle: (w: WriteContext) => Promise<void>, earliestToday?: string): Promise<PayPeriodView> {
     return this.ctx.db.write(async (w) => {
       const { tx } = w;
       const now = this.ctx.clock.now();
       const row = await this.row(tx, id);
       if (row.locked) throw new FpaError('conflict', 'the pay period is already locked', { pay_period: id });
-      notBeforeItEnds(row, localDateOf(now, this.ctx.settings.ATTENDANCE_TIME_ZONE));
+      notBeforeItEnds(row, earliestToday ?? localDateOf(now, this.ctx.settings.ATTENDANCE_TIME_ZONE));
       await settle(w);
       const locked: PeriodRow = { ...row, locked: true, lockedAt: now, lockedBy: by };
       await tx.update(payPeriods).set({ locked: true, lockedAt: now, lockedBy: by }).where(eq(payPeriods.id, id));

@@ -67,7 +67,8 @@ export class Reports {
 
   /**
    * The CSV of every stored day from..to (of one employee or all), by employee then date.
-   * Times are local wall times of ATTENDANCE_TIME_ZONE (`YYYY-MM-DD HH:MM:SS`, the date shown
+   * Times are local wall times of the person's zone on the row's date (their areas', else
+   * ATTENDANCE_TIME_ZONE: `YYYY-MM-DD HH:MM:SS`, the date shown
    * since an overnight shift ends on the next one); durations both as `H:MM` (whole minutes,
    * rounded down) and in seconds; flags separated by spaces.
    *
@@ -234,20 +235,25 @@ export class Reports {
         ),
         employeeKey: d.employeeKey,
         date: d.date,
+        enrolleeId: d.enrolleeId,
       })
       .from(d)
       .where(pageOfDays(filters, after, member))
       .orderBy(asc(d.employeeKey), asc(d.date))
       .limit(pageRows);
     // The aggregate keeps the page's order itself: SQLite promises no order to an aggregate of a subquery.
-    const [found] = await this.ctx.db.orm.all<{ days: string }>(sql`select json_group_array(json(day) order by employee_key, date) as days from ${page}`);
-    const days = JSON.parse(found?.days ?? '[]') as ExportDay[];
+    const [found] = await this.ctx.db.orm.all<{ days: string }>(
+      sql`select json_group_array(json_insert(json(day), '$[#]', enrollee_id) order by employee_key, date) as days from ${page}`,
+    );
+    const days = JSON.parse(found?.days ?? '[]') as [...ExportDay, string][];
     const lastDay = days[days.length - 1];
     if (!lastDay) return { last: null, text: '' };
-    const zone = this.attendance.timeZone;
-    const local = (ms: number | null) => (ms === null ? '' : formatLocalWallTime(new Date(ms), zone));
+    // Each row's wall times in its person's zone on its date (their areas', else ATTENDANCE_TIME_ZONE).
+    const zoneOf = await this.attendance.zones.zonesFor([...new Set(days.map((day) => day[14]))]);
     let text = '';
-    for (const [employee, name, date, status, schedule, firstIn, lastOut, worked, expected, late, earlyLeave, overtime, punches, flags] of days) {
+    for (const [employee, name, date, status, schedule, firstIn, lastOut, worked, expected, late, earlyLeave, overtime, punches, flags, enrollee] of days) {
+      const zone = zoneOf(enrollee, date);
+      const local = (ms: number | null) => (ms === null ? '' : formatLocalWallTime(new Date(ms), zone));
       text += csvRow([
         csvText(employee),
         csvText(name ?? ''),

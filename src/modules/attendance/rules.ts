@@ -8,7 +8,7 @@
  *   of an overnight shift stay on the date it started. Days off keep the shift they would have,
  *   so their windows hold punches too;
  * - in two windows (shifts close together): the shift whose start or end is nearest;
- * - in none: the punch's own local date in ATTENDANCE_TIME_ZONE.
+ * - in none: the punch's own local date in the person's zone (calendar/plan.ts `zoneOf`).
  *
  * One day (`computeDay`):
  * - Punches are taken in time order; state codes are ignored, because many terminals send 0 for

@@ -20,6 +20,7 @@ import { type DayRules, type RecomputeOut, recomputePerson, targetsOf } from './
 import { attribute, type CountedPunch } from './rules';
 import type { AttendanceRuntime } from './runtime';
 import { attendanceDays, DAY_STATUSES, type DayStatus } from './tables';
+import { AttendanceZones } from './zones';
 
 /** Enrollees per read when days are recomputed. */
 const READ_CHUNK = 500;
@@ -39,6 +40,7 @@ export class AttendanceService {
   /** Days follow the log after the commit: a terminal's upload does not wait for them. */
   readonly follower: LogFollower;
   readonly periods: PayPeriods;
+  readonly zones: AttendanceZones;
   readonly timeZone: string;
   private readonly repeatWindowMs: number;
   private readonly slackMs: number;
@@ -53,6 +55,7 @@ export class AttendanceService {
   ) {
     this.events = log.channel<AttendanceEvents>();
     this.periods = new PayPeriods(ctx, this.events);
+    this.zones = new AttendanceZones(ctx, calendar);
     this.follower = new LogFollower(ctx, log, {
       name: 'attendance',
       types: ['punch_received', 'punches_attributed', 'punch_voided', 'calendar_changed', 'enrollee_updated'],
@@ -328,15 +331,13 @@ export class AttendanceService {
    */
   async lockPeriod(id: string, by: string) {
     await this.follower.catchUp();
-    return this.periods.lock(id, by, (w) => this.follower.applyAllIn(w));
+    return this.periods.lock(id, by, (w) => this.follower.applyAllIn(w), (await this.zones.todays()).earliest);
   }
 
   /**
-   * The punch flagger: `after_lock` for punches whose day is in a locked pay period. Punches
-   * two dates or more after the last locked date cannot be (a shift's window reaches one date
-   * back at most), so a terminal's normal upload costs one small query.
+   * The punch flagger: `after_lock` for punches whose day is in a locked pay period. Punches two dates or more after the
+   * last locked date cannot be (a shift's window reaches one date back at most): an upload costs one small query.
    */
-  /** Punches stored (or voided) for a date of a locked pay period are flagged `after_lock` (reactions.ts). */
   async afterLockFlags(w: WriteContext, rows: readonly { enrolleeId: string | null; punchedAt: number }[]): Promise<string[][] | null> {
     const last = await this.periods.lastLockedDate(w);
     if (last === null) return null;

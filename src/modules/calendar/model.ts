@@ -8,7 +8,10 @@ const Id = t.Object({ id: Uuid() });
 const AreaName = Text({ maxLength: 100 });
 const Areas = t.Array(AreaName, { maxItems: 50, uniqueItems: true });
 const Weekdays = t.Array(Int({ minimum: 0, maximum: 6 }), { maxItems: 7, uniqueItems: true, description: '0 = Sunday … 6 = Saturday.' });
-const Clock = t.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: 'Wall time `HH:MM` in ATTENDANCE_TIME_ZONE.' });
+const Clock = t.String({
+  pattern: '^([01]\\d|2[0-3]):[0-5]\\d$',
+  description: 'Wall time `HH:MM` in the person’s time zone (their area’s, else ATTENDANCE_TIME_ZONE).',
+});
 const Duration = t.String({ pattern: '^(\\d+(ms|[dhms]))+$|^\\d+$', maxLength: 20, description: 'A duration like `10m`, `1h30m` (a bare number is seconds).' });
 const Person = Text({ maxLength: 100, description: 'The enrollee (UUID or device PIN).' });
 const created = { created_at: Instant() };

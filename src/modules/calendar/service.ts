@@ -10,18 +10,29 @@
 import { and, eq, gte, inArray, isNotNull, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { chunks } from '../../platform/chunks';
-import type { Queryable } from '../../platform/db/client';
+import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { cursorOf, twoKeyCursor } from '../../platform/http/paging';
 import { type AreaScope, coversAny, EVERYWHERE } from '../../platform/scope';
 import { addDays, isCalendarDate, localDateOf, requireDates, requireOrdered, secondsOfClock } from '../../platform/time/dates';
-import { areaIdOf } from '../areas';
+import { anyAreaZoned, areaIdOf, areaZones } from '../areas';
 import { type EnrolleeService, membersOfArea } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import { DaysOff } from './days-off';
 import type { CalendarEvents } from './events';
 import type { CalendarDayView } from './model';
-import { type AssignmentDef, type CalendarData, type DayPlan, type LeaveDef, type Person, Planner, type ScheduleDef } from './plan';
+import {
+  type AreaZone,
+  type AssignmentDef,
+  type CalendarData,
+  type DayPlan,
+  type LeaveDef,
+  type Person,
+  Planner,
+  type ScheduleDef,
+  zoneOf,
+  zonesOfAreas,
+} from './plan';
 import type { CalendarRuntime } from './runtime';
 import { Schedules } from './schedules';
 import { areaWeekends, holidays, leaves, shiftAssignments } from './tables';
@@ -43,6 +54,8 @@ interface InUse {
   weekends: boolean;
   /** Whether a row is scoped to areas: the people's areas are needed then. */
   areaScoped: boolean;
+  /** Whether an area has a time zone of its own: the people's areas are needed then too. */
+  zoned: boolean;
 }
 
 /** The longest range `GET calendar/` answers at once. */
@@ -95,6 +108,53 @@ export class CalendarService {
     });
   }
 
+  /**
+   * The time zones attendance judges someone in: ATTENDANCE_TIME_ZONE first, then each area's
+   * own (calendar/plan.ts `zoneOf`), each once. A date is over everywhere once it is over in all.
+   */
+  async zonesInUse(q: Queryable): Promise<string[]> {
+    return [...new Set([this.ctx.settings.ATTENDANCE_TIME_ZONE, ...[...(await areaZones(q)).values()].map((a) => a.zone)])];
+  }
+
+  /**
+   * An area's time zone changed: its people's days (those of people who were in it before a
+   * move too) are recomputed from `from` on, as a schedule change's are; attendance skips the
+   * dates of locked pay periods.
+   */
+  async areaZoneChanged(w: WriteContext, areaId: string, by: string, from: string): Promise<void> {
+    await this.events.record(w, 'calendar_changed', { kind: 'area_zone', id: areaId, areas: [areaId], ranges: [{ from, to: null }], by });
+  }
+
+  /** How many people of an area are also in another area whose own zone differs (each is judged in the first by name: plan.ts `zoneOf`). */
+  async peopleInSeveralZones(q: Queryable, areaId: string): Promise<number> {
+    const zones = await areaZones(q);
+    if (zones.size < 2) return 0;
+    const { membership } = this.enrollees;
+    const areasOf = await membership.areaIdsByEnrollee(q, await membership.idsInAreas(q, [areaId]));
+    return [...areasOf.values()].filter((ids) => zonesOfAreas(ids, zones).length > 1).length;
+  }
+
+  /**
+   * The zone of each of these people on a date (plan.ts `zoneOf`), for what reads a wall time
+   * as theirs (a manual punch, an import): ATTENDANCE_TIME_ZONE for everyone while no area has a
+   * zone of its own, without reading their areas.
+   */
+  async zonesFor(q: Queryable, enrolleeIds: readonly string[]): Promise<(enrolleeId: string, date: string) => string> {
+    const fallback = this.ctx.settings.ATTENDANCE_TIME_ZONE;
+    const zones = await areaZones(q);
+    if (zones.size === 0 || enrolleeIds.length === 0) return () => fallback;
+    const people = new Map((await this.people(q, enrolleeIds)).map((p) => [p.id, p]));
+    return (id, date) => {
+      const person = people.get(id);
+      return person ? zoneOf(person, date, zones, fallback) : fallback;
+    };
+  }
+
+  /** The areas with a time zone of their own, by id (none: everyone is judged in ATTENDANCE_TIME_ZONE). */
+  areaZones(q: Queryable): Promise<Map<string, AreaZone>> {
+    return areaZones(q);
+  }
+
   /** The people (with their areas) the planner needs, by enrollee id. */
   async people(q: Queryable, enrolleeIds: readonly string[]): Promise<Person[]> {
     const areas = await this.enrollees.membership.areaIdsByEnrollee(q, enrolleeIds);
@@ -136,6 +196,7 @@ export class CalendarService {
         weekends: exists(areaWeekends),
         areaHolidays: exists(holidays, sql`${holidays.areaIds} <> '[]'`),
         areaAssignments: exists(shiftAssignments, isNotNull(shiftAssignments.areaId)),
+        zoned: anyAreaZoned,
       })
       .from(sql`(select 1)`);
     const r = row!;
@@ -144,7 +205,8 @@ export class CalendarService {
       assignments: Boolean(r.assignments) || this.providers.length > 0,
       leaves: Boolean(r.leaves) || this.providers.length > 0,
       weekends: Boolean(r.weekends),
-      areaScoped: Boolean(r.weekends || r.areaHolidays || r.areaAssignments),
+      areaScoped: Boolean(r.weekends || r.areaHolidays || r.areaAssignments || r.zoned),
+      zoned: Boolean(r.zoned),
     };
   }
 
@@ -177,6 +239,7 @@ export class CalendarService {
     const s = this.ctx.settings;
     const data: CalendarData = {
       timeZone: s.ATTENDANCE_TIME_ZONE,
+      areaZones: used && !used.zoned ? new Map() : await areaZones(q),
       defaults: { schedule: this.defaultSchedule, weekend: s.WEEKEND_DAYS, holidays: s.HOLIDAYS },
       holidays: holidayRows.map((h) => ({
         date: h.date,

@@ -21,7 +21,7 @@ export const holidays = sqliteTable(
   (t) => [index('fpa_holidays_date').on(t.date)],
 );
 
-/** Work schedules: wall times in ATTENDANCE_TIME_ZONE; an end not after the start is on the next day. */
+/** Work schedules: wall times in the person's zone (their area's, else ATTENDANCE_TIME_ZONE); an end not after the start is on the next day. */
 export const workSchedules = sqliteTable('fpa_work_schedules', {
   id: text('id').primaryKey(),
   name: text('name').notNull().unique(),

@@ -17,7 +17,7 @@ import type { Diagnostic } from './model';
 import { REUPLOAD, reuploadWords, splitReuploads } from './reupload';
 import type { DiagnosticRuntime } from './runtime';
 import { fullWords, incompatibleWords } from './unreachable';
-import { otherZoneWords, zonesDiffer } from './zones';
+import { otherZoneWords, type TerminalZones, zonesDiffer, zonesOfTerminals } from './zones';
 
 export type DiagnosticView = typeof Diagnostic.static;
 
@@ -35,6 +35,8 @@ interface Facts {
   notReaching: TemplatesNotReaching[];
   /** Terminals holding a communication key that is not revoked. */
   keyed: Set<string>;
+  /** The zones a terminal's people are judged in (zones.ts). */
+  zonesOf: TerminalZones;
 }
 
 /** An instant as people read it in a message: `2026-11-27 13:03 (Europe/Berlin)`; `since` keeps the ISO form. */
@@ -65,6 +67,7 @@ export class Diagnostics {
       reuploadGaps: await gapsOfReuploads(q, reuploads),
       notReaching: await templatesNotReaching(q),
       keyed: await terminalsWithKeys(q),
+      zonesOf: await zonesOfTerminals(q, this.devices, terminals, this.ctx.settings.ATTENDANCE_TIME_ZONE),
     };
     const out = terminals.flatMap((d) => [
       ...this.approval(d, facts),
@@ -283,10 +286,10 @@ export class Diagnostics {
         }),
       );
     }
-    const { TIME_ZONE, ATTENDANCE_TIME_ZONE } = this.ctx.settings;
-    if (zonesDiffer(d.timeZone ?? TIME_ZONE, ATTENDANCE_TIME_ZONE, f.now)) {
-      out.push(diag(d, 'other_time_zone', 'warning', d.approvedAt, otherZoneWords(d.serialNumber, d.timeZone ?? TIME_ZONE, ATTENDANCE_TIME_ZONE, f.now)));
-    }
+    // Compared with the zone of each of its areas (the area's own, else ATTENDANCE_TIME_ZONE): said of the first that differs.
+    const own = d.timeZone ?? this.ctx.settings.TIME_ZONE;
+    const other = f.zonesOf(d.id).find((z) => zonesDiffer(own, z.zone, f.now));
+    if (other) out.push(diag(d, 'other_time_zone', 'warning', d.approvedAt, otherZoneWords(d.serialNumber, own, other.zone, f.now, other.area)));
     if (d.timeZone === null && this.ctx.settings.TIME_ZONE === 'UTC') {
       out.push(
         diag(d, 'time_zone_not_set', 'warning', d.approvedAt, {

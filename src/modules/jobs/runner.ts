@@ -28,7 +28,7 @@ export interface JobDefinition {
   /** The parameters it takes (`params` of `POST jobs/{name}/run/`, the script's options); none when absent. */
   params?: readonly string[];
   /** Throws a validation_error for parameters it cannot run with; checked before the run is taken or recorded. */
-  checkParams?(params: Record<string, string>): void;
+  checkParams?(params: Record<string, string>): void | Promise<void>;
   run(params: Record<string, string>): Promise<JobResult>;
   /**
    * A daily job whose missed run matters (a machine switched off at night, a server down over a
@@ -36,7 +36,7 @@ export interface JobDefinition {
    * instances. `params` says what a scheduled run covers, given the slot claimed before it (null:
    * none yet): the nights it follows, not only the last one.
    */
-  catchUp?: { params?(previousSlot: number | null): Record<string, string> };
+  catchUp?: { params?(previousSlot: number | null): Record<string, string> | Promise<Record<string, string>> };
 }
 
 export interface JobRunOutcome {
@@ -87,7 +87,7 @@ export class JobRunner {
     const definition = this.definitions.get(name);
     if (!definition) throw new FpaError('not_found', 'no such job', { job: name, jobs: this.names() });
     // A caller's mistake is refused here: it never becomes a failed run in the job's history.
-    refuseParams(definition, options.params ?? {});
+    await refuseParams(definition, options.params ?? {});
     // The whole run (lease taken to lease released) is tracked, so stop() never lets the
     // database close under a run that still has to release its lease.
     return this.tracked(() => this.runUnderLease(definition, options));
@@ -136,7 +136,7 @@ export class JobRunner {
       const now = this.ctx.clock.now();
       if (this.stopping) return outcome(name, 'skipped', { reason: 'the service is stopping' }, now, now);
       const slot = definition?.schedule ? slotOf(definition.schedule, now) : now - (now % 1000);
-      const params = definition?.catchUp?.params?.(await this.lastSlot(name));
+      const params = await definition?.catchUp?.params?.(await this.lastSlot(name));
       return this.run(name, { trigger, slot, ...(params ? { params } : {}) });
     });
   }
@@ -316,14 +316,14 @@ export class JobRunner {
 }
 
 /** Parameters the job does not take, or values it cannot run with: a validation_error naming them. */
-function refuseParams(definition: JobDefinition, params: Record<string, string>): void {
+async function refuseParams(definition: JobDefinition, params: Record<string, string>): Promise<void> {
   const accepted = definition.params ?? [];
   const unknown = Object.keys(params).filter((key) => !accepted.includes(key));
   if (unknown.length > 0) {
     const takes = accepted.length > 0 ? `it takes ${accepted.join(', ')}` : 'it takes none';
     throw new FpaError('validation_error', `${definition.name} has no parameter ${unknown.join(', ')} (${takes})`, { job: definition.name, unknown, accepted });
   }
-  definition.checkParams?.(params);
+  await definition.checkParams?.(params);
 }
 
 function iso(ms: number | null | undefined): string | null {

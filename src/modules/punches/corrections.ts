@@ -3,8 +3,8 @@
  * voided. Each is audited with who did it and why, and announced like any punch
  * (`punch_received`, with `punch.source` and `by`; `punch_voided`), so attendance and
  * integrators follow. Manual and imported punches have no terminal: they are stored with the
- * device id `NO_DEVICE` (./tables.ts), the enrollee's PIN and the wall time in
- * ATTENDANCE_TIME_ZONE, through the same insert as terminals' punches, so the feed's sequence
+ * device id `NO_DEVICE` (./tables.ts), the enrollee's PIN and the wall time in the person's
+ * zone (their areas', else ATTENDANCE_TIME_ZONE: a wall time given is read in it), through the same insert as terminals' punches, so the feed's sequence
  * stays gap-free. A correction is refused (manual) or counted as a duplicate (import) when the
  * enrollee already has a punch at that very instant, whatever its source or whether it was
  * voided: importing the same file twice stores nothing the second time, and a voided punch is
@@ -15,7 +15,7 @@ import type { Execute, Queryable, WriteContext } from '../../platform/db/client'
 import { FpaError } from '../../platform/errors';
 import type { RecordsBody } from '../../platform/http/body';
 import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
-import { parsePunchTime } from '../../platform/time/dates';
+import { isWallTime, localDateOf, parsePunchTime } from '../../platform/time/dates';
 import { formatLocalWallTime, timeZoneOffsetMinutes } from '../../platform/time/zone';
 import { type AuditEntry, audit, auditMany } from '../audit';
 import type { EnrolleeRow, EnrolleeService } from '../enrollees';
@@ -50,25 +50,39 @@ function requiredReason(reason: string): string {
   return text;
 }
 
+/** The zone of each of these people on a date (their areas' zone, else ATTENDANCE_TIME_ZONE: calendar `zonesFor`). */
+export type PeopleZones = (q: Queryable, enrolleeIds: readonly string[]) => Promise<(enrolleeId: string, date: string) => string>;
+
 export class PunchCorrections {
+  private zonesOf: PeopleZones;
+
   constructor(
     private readonly ctx: PunchRuntime,
     private readonly punches: PunchService,
     private readonly enrollees: EnrolleeService,
-  ) {}
+  ) {
+    const zone = ctx.settings.ATTENDANCE_TIME_ZONE;
+    this.zonesOf = async () => () => zone;
+  }
+
+  /** Where a wall time is read (registered at the composition root: the calendar knows people's zones). */
+  useZones(zonesOf: PeopleZones): void {
+    this.zonesOf = zonesOf;
+  }
 
   /** `POST punches/manual/`: one punch entered by an administrator, with the reason. */
   async manual(input: { enrollee: string; at: string; state?: number; reason: string }, by: string, scope: AreaScope = EVERYWHERE): Promise<PunchView> {
     const reason = requiredReason(input.reason);
-    const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
-    const read = parsePunchTime(input.at, zone);
+    const read = parsePunchTime(input.at, this.ctx.settings.ATTENDANCE_TIME_ZONE);
     if (read === null) throw new FpaError('validation_error', 'at must be an ISO 8601 instant or a local time (YYYY-MM-DD HH:MM)', { field: 'at' });
-    const { at, flags } = read;
-    if (at > this.ctx.clock.now() + FUTURE_TOLERANCE_MS) throw new FpaError('validation_error', 'a manual punch cannot lie in the future', { field: 'at' });
     return this.ctx.db.write(async (w) => {
       const enrollee = await this.enrollees.findByIdOrPin(w.tx, input.enrollee);
       if (!enrollee || !(await this.enrollees.inScope(w.tx, enrollee.id, scope)))
         throw new FpaError('not_found', 'enrollee not found', { enrollee: input.enrollee });
+      // A wall time is the person's: read in their zone on its date.
+      const zone = (await this.zonesOf(w.tx, [enrollee.id]))(enrollee.id, input.at.trim().slice(0, 10));
+      const { at, flags } = isWallTime(input.at) ? (parsePunchTime(input.at, zone) ?? read) : read;
+      if (at > this.ctx.clock.now() + FUTURE_TOLERANCE_MS) throw new FpaError('validation_error', 'a manual punch cannot lie in the future', { field: 'at' });
       const [existing] = await punchesAt(w.execute, [{ enrolleeId: enrollee.id, at }]);
       if (existing) throw new FpaError('conflict', 'the enrollee already has a punch at that instant', { punch: existing.id });
       const value = { ...devicelessPunch(enrollee, { at, flags }, input.state ?? 0, 'manual', '', zone, this.ctx.clock.now()), correctionReason: reason };
@@ -124,17 +138,23 @@ export class PunchCorrections {
    * says exactly what the import does.
    */
   private async importPlan({ q, execute }: { q: Queryable; execute: Execute }, parsed: ReturnType<typeof importRows>, scope: AreaScope, now: number) {
-    const zone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
     const errors = [...parsed.errors];
     const people = await this.enrollees.byEmployeeKeys(
       q,
       parsed.rows.map((r) => r.employee),
     );
-    const wanted: { enrollee: EnrolleeRow; at: number; flags: string[]; state: number; raw: string }[] = [];
+    // A wall time is the person's: read in their zone on its date (ATTENDANCE_TIME_ZONE while no area has one).
+    const zoneOf = await this.zonesOf(
+      q,
+      [...people.values()].map((e) => e.id),
+    );
+    const wanted: { enrollee: EnrolleeRow; at: number; flags: string[]; state: number; raw: string; zone: string }[] = [];
     for (const row of parsed.rows) {
       const enrollee = people.get(row.employee);
+      const zone = enrollee ? zoneOf(enrollee.id, row.wall?.slice(0, 10) ?? localDateOf(row.at, this.ctx.settings.ATTENDANCE_TIME_ZONE)) : '';
+      const time = row.wall && zone !== this.ctx.settings.ATTENDANCE_TIME_ZONE ? (parsePunchTime(row.wall, zone) ?? row) : row;
       if (enrollee && (await this.enrollees.inScope(q, enrollee.id, scope)))
-        wanted.push({ enrollee, at: row.at, flags: row.flags, state: row.state, raw: row.raw });
+        wanted.push({ enrollee, at: time.at, flags: time.flags, state: row.state, raw: row.raw, zone });
       else errors.push({ line: row.line, message: isLimited(scope) ? 'no person of your areas has this employee ID' : 'no person has this employee ID' });
     }
     const taken = new Set<string>();
@@ -143,7 +163,7 @@ export class PunchCorrections {
       wanted.map((r) => ({ enrolleeId: r.enrollee.id, at: r.at })),
     );
     for (const p of stored) taken.add(`${p.enrolleeId} ${p.at}`);
-    const candidates = wanted.map((r) => devicelessPunch(r.enrollee, r, r.state, 'import', r.raw, zone, now));
+    const candidates = wanted.map((r) => devicelessPunch(r.enrollee, r, r.state, 'import', r.raw, r.zone, now));
     const sameWallTime = await storedOfDevice(
       q,
       NO_DEVICE,

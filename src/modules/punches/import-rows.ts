@@ -8,7 +8,7 @@
 import { csvField } from '../../platform/csv';
 import type { RecordsBody } from '../../platform/http/body';
 import { hasControl, type LineError, type RecordFormat, readRecords } from '../../platform/records';
-import { parsePunchTime } from '../../platform/time/dates';
+import { isWallTime, parsePunchTime } from '../../platform/time/dates';
 
 export interface ImportRow {
   line: number;
@@ -20,6 +20,8 @@ export interface ImportRow {
   state: number;
   /** The record as it was sent (CSV re-quoted, or JSON), kept as the punch's `raw`. */
   raw: string;
+  /** `at` as given when it is a wall time (no offset): it is read again in the person's zone. */
+  wall?: string;
 }
 
 export type ImportError = LineError;
@@ -68,10 +70,11 @@ function checkRow(
   if (read === null) return '`at` must be an ISO 8601 instant (2026-03-09T08:00:00Z) or a local time (2026-03-09 08:00)';
   const { at, flags } = read;
   if (at > now + FUTURE_TOLERANCE_MS) return '`at` lies more than a day in the future';
+  const wall = isWallTime(atText ?? '') ? { wall: (atText ?? '').trim() } : {};
   if (at < Date.UTC(2001, 0, 1)) return '`at` lies before 2001 (a terminal clock that was reset?)';
   const stateValue = (stateText ?? '').trim();
   if (stateValue !== '' && !/^\d{1,3}$/.test(stateValue)) return '`state` must be an integer from 0 to 255';
   const state = stateValue === '' ? 0 : Number(stateValue);
   if (state > 255) return '`state` must be an integer from 0 to 255';
-  return { employee, at, flags, state };
+  return { employee, at, flags, state, ...wall };
 }

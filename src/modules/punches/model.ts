@@ -12,7 +12,9 @@ export const Punch = t.Object(
     device_pin: t.String(),
     device: Nullable(t.String({ description: 'Serial number of the terminal; null for manual and imported punches.' })),
     punched_at: Instant('UTC instant.'),
-    local_time: t.String({ description: 'Wall time on the terminal, as sent (manual and imported punches: in ATTENDANCE_TIME_ZONE).' }),
+    local_time: t.String({
+      description: 'Wall time on the terminal, as sent (manual and imported punches: in the person’s time zone, their areas’ or else ATTENDANCE_TIME_ZONE).',
+    }),
     utc_offset_minutes: Int(),
     state: Int(),
     verify_type: Int(),
@@ -56,7 +58,8 @@ export const PunchList = {
 
 const PunchTime = Text({
   maxLength: 40,
-  description: 'An ISO 8601 instant (`2026-03-09T08:00:00Z`, `…+05:30`) or a wall time in ATTENDANCE_TIME_ZONE (`2026-03-09 08:00`).',
+  description:
+    'An ISO 8601 instant (`2026-03-09T08:00:00Z`, `…+05:30`) or a wall time in the person’s time zone (their areas’, else ATTENDANCE_TIME_ZONE: `2026-03-09 08:00`).',
 });
 const Reason = Text({
   maxLength: 500,
@@ -85,7 +88,8 @@ export const PunchImport = {
         'A header row naming `employee`, `at` and optionally `state`, then one punch a line. Columns separated by commas, or by semicolons when the header row has semicolons and no comma (Excel in many European locales).',
     }),
     t.Array(t.Unknown(), {
-      description: '`application/json`: records `{ "employee", "at", "state"? }`; `at` an ISO 8601 instant or a local time of ATTENDANCE_TIME_ZONE.',
+      description:
+        '`application/json`: records `{ "employee", "at", "state"? }`; `at` an ISO 8601 instant or a local time of the person’s time zone (their areas’, else ATTENDANCE_TIME_ZONE).',
     }),
   ]),
   query: t.Object({

@@ -5,11 +5,13 @@ import { LocalDate, Nullable, QueryInt, Text } from '../../platform/http/model';
 import { EXCEPTION_KINDS } from './rows';
 
 const Area = Text({ maxLength: 100, description: 'Only the people of this area (by name); default: every area the caller may see.' });
-const From = LocalDate('First date, inclusive (local date of ATTENDANCE_TIME_ZONE).');
+const From = LocalDate('First date, inclusive (local date of each person’s time zone: their area’s, else ATTENDANCE_TIME_ZONE).');
 const To = LocalDate('Last date, inclusive (at most 366 dates from `from`).');
 
 export const DailyQuery = t.Object({
-  date: t.Optional(LocalDate('The date (local date of ATTENDANCE_TIME_ZONE); default: today.')),
+  date: t.Optional(
+    LocalDate('The date (local date of each person’s time zone: their area’s, else ATTENDANCE_TIME_ZONE); default: today in ATTENDANCE_TIME_ZONE.'),
+  ),
   area: t.Optional(Area),
 });
 

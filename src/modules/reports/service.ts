@@ -147,8 +147,10 @@ export class ReportService {
       .sort(([x, a], [y, b]) => compareKeys(keys.get(x) ?? '', keys.get(y) ?? '') || a.employee.localeCompare(b.employee));
     const rows: Row[] = [];
     const pacer = new Pacer();
+    // Each person's times in their own zone (their areas', else the attendance zone).
+    const zoneOf = await this.deps.attendance.zones.zonesFor(sorted.map(([id]) => id));
     for (const [id, person] of sorted) {
-      rows.push(dailyRow(date, person, days.get(id) ?? null, this.zone, { open, live: live.get(id) }));
+      rows.push(dailyRow(date, person, days.get(id) ?? null, zoneOf(id, date), { open, live: live.get(id) }));
       await pacer.turn();
     }
     const sheet: Sheet = { name: date, details: [], columns: DAILY_COLUMNS, rows };
@@ -262,13 +264,14 @@ export class ReportService {
     const byDate = new Map(days.map((d) => [d.date, d]));
     const daysOf = new Map<string, AttendanceDayRow[]>();
     for (const d of days) daysOf.set(d.date, [...(daysOf.get(d.date) ?? []), d]);
+    const zoneOf = await this.deps.attendance.zones.zonesFor(ids);
     const rows: Row[] = [];
     for (let date = from; date <= to; date = addDays(date, 1)) {
       // The punches each stored day was computed from: a report never judges a punch again.
       const counted = (daysOf.get(date) ?? [])
         .flatMap((d) => d.punches ?? (unlisted(d) ? (punches.get(d.enrolleeId)?.get(date) ?? []) : []))
         .sort((a, b) => a.at - b.at);
-      rows.push(timesheetRow(date, person, byDate.get(date) ?? null, counted, this.zone, open));
+      rows.push(timesheetRow(date, person, byDate.get(date) ?? null, counted, ids[0] === undefined ? this.zone : zoneOf(ids[0], date), open));
     }
     return {
       name: `${person.name} (${person.employee})`,
@@ -326,16 +329,17 @@ export class ReportService {
     const kinds = exceptionKinds(query.kind);
     const scope = await scopeOf(this.deps.areas, caller, query.area);
     const people = new People(this.ctx, this.deps.enrollees);
-    const { days } = this.deps;
-    const zone = this.zone;
+    const { days, attendance } = this.deps;
     const open = await this.openNow(from, to);
     const member = days.inScope(scope.members, 'person');
     async function* rows(): AsyncGenerator<Row> {
       for await (const page of days.days({ from, to }, DAYS_PER_PAGE, member)) {
         const found = await people.of(page.map((d) => d.enrolleeId));
+        // Each person's times in their own zone (their areas', else the attendance zone).
+        const zoneOf = await attendance.zones.zonesFor([...new Set(page.map((d) => d.enrolleeId))]);
         for (const day of page) {
           const person = found.get(day.enrolleeId)!;
-          if (scope.admits(person.areas)) yield* exceptionsOf(day, person, kinds, zone, open);
+          if (scope.admits(person.areas)) yield* exceptionsOf(day, person, kinds, zoneOf(day.enrolleeId, day.date), open);
         }
       }
     }
@@ -368,7 +372,8 @@ export class ReportService {
  * an error.
  */
 const TOTALS_NOTE = 'Each duration is cut to the whole minute; a total adds the exact times, so it can be a minute or more above its rows added up.';
-const NEXT_DATE_NOTE = 'Times are local times of the attendance zone; a day is the date its shift started.';
+const NEXT_DATE_NOTE =
+  'Times are local times of the attendance zone (a person in an area with a zone of its own: theirs); a day is the date its shift started.';
 /** The daily report of today, after midnight: the Today board shows the night still running, the report each person's shift of this date. */
 const OWN_SHIFTS_NOTE =
   "Each row is the person's shift of this date: a night shift begun the date before is on that date's report, as stored so far while it still runs (someone not in yet: no record, or absent once the 00:15 absences job has run; the Today board shows the running night live).";

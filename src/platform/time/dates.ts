@@ -126,6 +126,11 @@ export function instantFilter(range: { from?: string; to?: string }, timeZone: s
 const OFFSET_INSTANT_RE = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 const WALL_TIME_RE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/;
 
+/** Whether a punch time is a wall time without an offset (parsePunchTime reads it in a zone). */
+export function isWallTime(text: string): boolean {
+  return WALL_TIME_RE.test(text.trim());
+}
+
 /**
  * A punch time given by a person (a correction or an imported file): an ISO 8601 instant with
  * `Z` or an offset (`2026-03-09T08:00:00+05:30`), or a wall time without one

@@ -37,6 +37,7 @@ export function createAreaDialog(): Promise<string | null> {
   return new Promise((resolve) => {
     const name = input({ required: true, autocomplete: 'off', maxlength: 100 });
     const description = input({ autocomplete: 'off', maxlength: 500 });
+    const zone = input({ autocomplete: 'off', spellcheck: 'false', maxlength: 64 });
     const cancel = h('button', { type: 'button' }, 'Cancel');
     const form = h(
       'form',
@@ -44,6 +45,7 @@ export function createAreaDialog(): Promise<string | null> {
       h('h2', {}, 'New area'),
       field('Area name', name, 'As people will see it, e.g. Head Office.'),
       field('Description', description, 'Optional: where it is, who is in it.'),
+      field('Time zone', zone, 'Optional: where its people work, e.g. Asia/Kolkata. Empty: the attendance time zone.'),
       h('div', { class: 'actions' }, cancel, h('button', { type: 'submit', class: 'primary' }, 'Create area')),
     );
     const dialog = h('dialog', { class: 'confirm', 'aria-label': 'New area' }, form);
@@ -55,8 +57,12 @@ export function createAreaDialog(): Promise<string | null> {
       dialog.remove();
       resolve(value);
     };
-    onSubmit(form, { name, description }, async () => {
-      const created = await api.post<AreaView>('areas/', { name: name.value.trim(), description: description.value.trim() || null });
+    onSubmit(form, { name, description, time_zone: zone }, async () => {
+      const created = await api.post<AreaView>('areas/', {
+        name: name.value.trim(),
+        description: description.value.trim() || null,
+        ...(zone.value.trim() ? { time_zone: zone.value.trim() } : {}),
+      });
       await loadAreas(true);
       finish(created.name);
     });

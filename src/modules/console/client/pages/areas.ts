@@ -5,7 +5,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { AreaDetail, AreaMember } from '../../../areas';
-import { api, can, type List, query } from '../api';
+import { api, can, currentSession, type List, query } from '../api';
 import { type AreaView, createAreaDialog, loadAreas } from '../area-picker';
 import { announce, badge, button, confirmAction, field, h, input, navigate, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
@@ -40,10 +40,11 @@ export async function areasPage(main: HTMLElement): Promise<undefined> {
     section(
       'All areas',
       table(
-        ['Area', 'Description', 'People', 'Terminals'],
+        ['Area', 'Description', 'Time zone', 'People', 'Terminals'],
         areas.map((a: AreaView) => [
           h('a', { href: areaLink(a.name) }, a.name),
           a.description ?? '—',
+          a.time_zone ?? `${currentSession().time_zone} (attendance)`,
           count(a.usage.enrollees ?? 0, 'person', 'people'),
           count(a.usage.devices ?? 0, 'terminal', 'terminals'),
         ]),
@@ -64,7 +65,8 @@ export async function areaPage(main: HTMLElement, params: string[]): Promise<und
     h('p', { class: 'crumbs' }, h('a', { href: '#/areas' }, 'Areas'), ' › ', area.name),
     h('h1', {}, area.name),
     area.description ? h('p', {}, area.description) : null,
-    can('PATCH areas/{name}/') ? section('Name and description', renameForm(area, base, redraw)) : null,
+    h('p', { class: 'muted' }, `Attendance is judged in ${area.time_zone ?? `${currentSession().time_zone}, the attendance time zone`}.`),
+    can('PATCH areas/{name}/') ? section('Name, description and time zone', renameForm(area, base, redraw)) : null,
     membersSection(area, members),
     section(
       `Terminals (${area.terminals.length})`,
@@ -97,23 +99,40 @@ export async function areaPage(main: HTMLElement, params: string[]): Promise<und
 function renameForm(area: Detail, base: string, redraw: () => Promise<void>): HTMLFormElement {
   const newName = input({ value: area.name, required: true, autocomplete: 'off', maxlength: 100 });
   const description = input({ value: area.description ?? '', autocomplete: 'off', maxlength: 500 });
+  const zone = input({ value: area.time_zone ?? '', autocomplete: 'off', spellcheck: 'false', maxlength: 64 });
   return onSubmit(
     h(
       'form',
       { class: 'inline-form' },
       field('Name', newName, 'Renaming keeps its people, terminals and schedules.'),
       field('Description', description),
+      field(
+        'Time zone',
+        zone,
+        `Where its people work, e.g. Asia/Kolkata: their shifts, dates, lateness and holidays are read in it. Empty: the attendance time zone, ${currentSession().time_zone}. A change recomputes their days outside locked pay periods.`,
+      ),
       h('button', { type: 'submit' }, 'Save'),
     ),
-    { name: newName, description },
+    { name: newName, description, time_zone: zone },
     async () => {
-      const saved = await api.patch<Detail>(base, { name: newName.value.trim(), description: description.value.trim() || null });
+      const saved = await api.patch<Detail & { people_in_several_zones: number }>(base, {
+        name: newName.value.trim(),
+        description: description.value.trim() || null,
+        time_zone: zone.value.trim() || null,
+      });
       await loadAreas(true);
-      announce('Area saved.');
+      announce(`Area saved.${severalZones(saved.name, saved.people_in_several_zones)}`);
       if (saved.name !== area.name) navigate(areaLink(saved.name));
       else await redraw();
     },
   );
+}
+
+/** What to tell when some of an area's people are also in an area of another zone: each is judged in the zone of the first by name. */
+function severalZones(area: string, people: number): string {
+  if (people === 0) return '';
+  const who = people === 1 ? '1 person' : `${people} people`;
+  return ` ${who} of ${area} ${people === 1 ? 'is' : 'are'} also in an area of another time zone: ${people === 1 ? 'they are' : 'each is'} judged in the zone of the first of those areas by name. Give them one area, or the areas one zone.`;
 }
 
 function membersSection(area: Detail, members: List<Member>): HTMLElement {

@@ -7,6 +7,7 @@
 import type { DeviceView } from '../../../devices';
 import type { PunchView } from '../../../punches';
 import { api, can, currentSession, everyRow, type List, query } from '../api';
+import { loadAreas } from '../area-picker';
 import { announce, askReason, badge, button, field, h, input, replace, section, select, table, tableWrap } from '../dom';
 import { onSubmit } from '../form-errors';
 import { dateTime, localDate, localDay, time, words } from '../format';
@@ -201,7 +202,23 @@ async function voidPunch(p: PunchView, reload: () => Promise<void>): Promise<voi
   announce('Punch voided.');
 }
 
-/** A manual punch: the local date and time in the attendance zone become an instant on the server’s terms. */
+/**
+ * The Time field's hint, once areas are known: when one has a time zone of its own, a time typed
+ * for one of its people is read in it (README "Time zones"), and the hint says so.
+ */
+function zonedHint(el: HTMLElement): HTMLElement {
+  if (!can('GET areas/')) return el;
+  void loadAreas()
+    .then((areas) => {
+      const hint = el.querySelector('small.hint');
+      if (hint && areas.some((a) => a.time_zone !== null))
+        hint.textContent = `In the person’s time zone: their area’s, else the attendance time zone, ${currentSession().time_zone}.`;
+    })
+    .catch(() => undefined);
+  return el;
+}
+
+/** A manual punch: the local date and time in the person's zone become an instant on the server’s terms. */
 export function manualPunchForm(after: () => Promise<void>, preset?: { person?: Person; date?: string }): HTMLElement {
   const who = personPicker({ label: 'Person', field: 'enrollee', activeOnly: true, required: true, preset: preset?.person });
   const date = input({ type: 'date', value: preset?.date ?? localDate(), required: true });
@@ -213,7 +230,7 @@ export function manualPunchForm(after: () => Promise<void>, preset?: { person?: 
     { class: 'inline-form' },
     who.element,
     field('Date', date),
-    field('Time', at, `In the attendance time zone, ${currentSession().time_zone}.`),
+    zonedHint(field('Time', at, `In the attendance time zone, ${currentSession().time_zone}.`)),
     field('Reason', reason),
     h('button', { type: 'submit', class: 'primary' }, 'Add punch'),
   );

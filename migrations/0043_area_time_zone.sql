@@ -1,0 +1,1 @@
+ALTER TABLE `fpa_areas` ADD `time_zone` text;

@@ -1,0 +1,33 @@
+/**
+ * The zones attendance judges people in (README "Time zones"): a person's is their areas' own
+ * zone, else ATTENDANCE_TIME_ZONE (calendar/plan.ts `zoneOf`). What reads wall times or "today"
+ * for several people at once asks here.
+ */
+import type { Queryable } from '../../platform/db/client';
+import { localDateOf } from '../../platform/time/dates';
+import type { CalendarService } from '../calendar';
+import type { AttendanceRuntime } from './runtime';
+
+export class AttendanceZones {
+  constructor(
+    private readonly ctx: AttendanceRuntime,
+    private readonly calendar: CalendarService,
+  ) {}
+
+  /** The zone of each of these people on a date (calendar `zonesFor`): their areas', else ATTENDANCE_TIME_ZONE. */
+  zonesFor(enrolleeIds: readonly string[], q: Queryable = this.ctx.db.orm): Promise<(enrolleeId: string, date: string) => string> {
+    return this.calendar.zonesFor(q, enrolleeIds);
+  }
+
+  /**
+   * Today in the zones attendance uses (ATTENDANCE_TIME_ZONE and the areas' own): `earliest` in
+   * the westmost (a date before it is over everywhere), `latest` in the eastmost (a date from it
+   * on is over nowhere). Both are today in ATTENDANCE_TIME_ZONE while no area has a zone of its own.
+   */
+  async todays(q: Queryable = this.ctx.db.orm): Promise<{ earliest: string; latest: string; zones: string[] }> {
+    const now = this.ctx.clock.now();
+    const zones = await this.calendar.zonesInUse(q);
+    const dates = zones.map((z) => localDateOf(now, z)).sort();
+    return { earliest: dates[0]!, latest: dates[dates.length - 1]!, zones };
+  }
+}
