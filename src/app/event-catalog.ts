@@ -271,7 +271,7 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
   },
   calendar_changed: {
     about:
-      "A holiday, weekend, leave, schedule or assignment changed, or an area’s time zone (`kind` `area_zone`: its people are judged in another zone), or a host said its calendar did: the people (`enrollees`, `areas`, or everyone when neither is given) and dates it touches; attendance days follow it, and so do `while_on_leave` anomalies when a leave (or the host's calendar) changed. This example shows a leave.",
+      "A holiday, weekend, leave, schedule or assignment changed, or an area’s time zone (`kind` `area_zone`: its people are judged in another zone), or a host said its calendar did: the people (`enrollees`, `areas`, or everyone when neither is given) and dates it touches; attendance days follow it, and so do `while_on_leave` anomalies when a leave (or the host's calendar, or an area's time zone) changed. This example shows a leave.",
     example: {
       kind: 'leave',
       id: 'c62fa283-3296-4b52-bbca-e6abbbd686f1',

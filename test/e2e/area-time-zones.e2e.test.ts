@@ -5,7 +5,7 @@
  * zone, and a 09:00–17:00 schedule for everyone. Each person is judged where they work: their
  * shift's wall times, the date a punch counts for, holidays, the Today board's today, the
  * absences job's yesterday, the export's wall times, a manual punch's wall time, a move between
- * zones, a change of an area's zone (never inside a locked period), the lock itself, and the
+ * zones, a change of an area's zone (never inside a locked period), the lock itself, anomalies, and the
  * weeks where New York has changed its clocks and London not yet (8 and 29 March 2026).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -237,5 +237,21 @@ describe('an area’s time zone', () => {
     expect(zones.map((d) => d.device)).toEqual(['MUMX']);
     expect(zones[0]!.details).toEqual({ time_zone: LONDON, attendance_time_zone: MUMBAI, area: 'mumbai' });
     expect(zones[0]!.fix).toContain('set the time zone of its area (Areas → mumbai) to Europe/London');
+  });
+
+  test('anomalies are on the person’s date: a punch at 00:30 IST on a Mumbai leave day is while_on_leave; mumbai’s zone cleared, it falls on London’s day before', async () => {
+    now = Date.parse('2026-03-18T12:00:00Z');
+    expect((await server.admin.post('/leaves/', { enrollee: people['M-1']!.id, from: '2026-03-18', to: '2026-03-18', kind: 'vacation' })).status).toBe(201);
+    await punch('MUM1', 'M-1', '2026-03-18 00:30:00', '2026-03-17T19:00:00Z');
+    const onLeave = async () => {
+      const res = await server.admin.get<{ results: { kind: string; date: string }[] }>('/anomalies/?from=2026-03-16&to=2026-03-19&employee=M-1');
+      expect(res.status).toBe(200);
+      return res.body.results.filter((a) => a.kind === 'while_on_leave').map((a) => a.date);
+    };
+    expect(await onLeave()).toEqual(['2026-03-18']);
+    expect((await server.admin.patch('/areas/mumbai/', { time_zone: null })).status).toBe(200);
+    expect(await onLeave()).toEqual([]);
+    expect((await server.admin.patch('/areas/mumbai/', { time_zone: MUMBAI })).status).toBe(200);
+    expect(await onLeave()).toEqual(['2026-03-18']);
   });
 });

@@ -32,7 +32,8 @@ import { type AnomalyRow, anomalies } from './tables';
 type CalendarChange = CalendarEvents['calendar_changed'];
 
 /** The changes that may change someone's leave: the calendar's leaves, and the host's calendar (its provider's leaves). */
-const LEAVE_CHANGES: ReadonlySet<CalendarChange['kind']> = new Set(['leave', 'host']);
+/** Changes that can move a punch on or off a leave date: a leave, a host's calendar, an area's time zone (the punch's date is its person's zone's). */
+const LEAVE_CHANGES: ReadonlySet<CalendarChange['kind']> = new Set(['leave', 'host', 'area_zone']);
 
 /**
  * Person-dates a step brings in line at most: fewer than attendance's 5,000 (calendar/steps.ts),
@@ -110,10 +111,15 @@ export class OnLeave {
     for (const range of change.ranges) {
       const from = span && range.from < span.first ? span.first : range.from;
       const to = range.to === null ? (span?.last ?? range.from) : span && range.to > span.last ? span.last : range.to;
-      const people = span && from <= to ? (change.enrollees ?? (await this.punchedOn(w, from, to))) : [];
+      const people = span && from <= to ? (change.enrollees ?? (await this.peopleOf(w, change.areas, from, to))) : [];
       out.push({ enrollees: new Set(people), from, to });
     }
     return out;
+  }
+
+  /** The people of these areas (an area's zone changed: those who were in it before a move too), or else everyone with punches on from..to. */
+  private async peopleOf(w: WriteContext, areas: readonly string[] | undefined, from: string, to: string): Promise<readonly string[]> {
+    return areas ? this.deps.calendar.membersOfAreas(w.tx, areas) : this.punchedOn(w, from, to);
   }
 
   /** The people with punches (voided ones too: their anomalies stay with them) on dates from..to. */

@@ -125,6 +125,12 @@ export class CalendarService {
     await this.events.record(w, 'calendar_changed', { kind: 'area_zone', id: areaId, areas: [areaId], ranges: [{ from, to: null }], by });
   }
 
+  /** The people of these areas now, and those who were in them before a move (their days of then are the areas'). */
+  async membersOfAreas(q: Queryable, areaIds: readonly string[]): Promise<string[]> {
+    const { membership } = this.enrollees;
+    return [...new Set([...(await membership.idsInAreas(q, areaIds)), ...(await membership.idsFormerlyInAreas(q, areaIds))])];
+  }
+
   /** How many people of an area are also in another area whose own zone differs (each is judged in the first by name: plan.ts `zoneOf`). */
   async peopleInSeveralZones(q: Queryable, areaId: string): Promise<number> {
     const zones = await areaZones(q);
