@@ -120,7 +120,7 @@ export class BoardList {
       }
       previous = this.place(people[i]!, previous);
     }
-    this.dropEmptyGroups();
+    this.tidyGroups();
   }
 
   /** The person's row after `previous` (the first when null): kept, drawn again, put in or moved there. Returns it. */
@@ -163,14 +163,28 @@ export class BoardList {
 
   private newGroup(): HTMLTableSectionElement {
     const group = h('tbody', { role: 'rowgroup', class: 'chunk' });
-    // Out of view it keeps about the room of its rows until drawn (then the room it took).
+    // Out of view it keeps about the room of its rows until drawn (then the room it took); a
+    // group that is not filled is given the room of its rows at the end of `show`.
     group.style.containIntrinsicSize = `auto ${CHUNK * ROW_PX}px`;
     this.table!.append(group);
     return group;
   }
 
-  private dropEmptyGroups(): void {
-    for (const group of Array.from(this.table?.tBodies ?? [])) if (group.rows.length === 0) group.remove();
+  /**
+   * Drops the groups left empty and keeps, for each group not drawn yet, the room of the rows it
+   * has: a list of 5 kept a whole group's room (3,800 px) until it was scrolled to, which on a
+   * phone (the list under the tiles, out of view) made the page five screens long and blank.
+   */
+  private tidyGroups(): void {
+    for (const group of Array.from(this.table?.tBodies ?? [])) {
+      if (group.rows.length === 0) {
+        group.remove();
+        continue;
+      }
+      // Written only when it changes (a live read of a long list leaves most groups as they were).
+      const room = `auto ${group.rows.length * ROW_PX}px`;
+      if (group.style.containIntrinsicSize !== room) group.style.containIntrinsicSize = room;
+    }
   }
 
   private start(): void {
