@@ -100,8 +100,17 @@ export function table(headers: string[], rows: Child[][], empty = 'Nothing here 
  */
 export function tableWrap(table: HTMLElement, options: { label?: string; class?: string } = {}): HTMLElement {
   const wrap = h('div', { class: options.class ? `table-wrap ${options.class}` : 'table-wrap', 'data-label': options.label }, table);
-  scrollables()?.observe(wrap);
-  return wrap;
+  return scrollsSideways(wrap);
+}
+
+/**
+ * Any box that may scroll sideways on a narrow screen (an example file's long lines), made a
+ * tab stop and a region while it does, as a table's box is. A box with its own `aria-label`
+ * keeps it.
+ */
+export function scrollsSideways<E extends HTMLElement>(box: E): E {
+  scrollables()?.observe(box);
+  return box;
 }
 
 let observer: ResizeObserver | null = null;
@@ -116,15 +125,19 @@ function scrollables(): ResizeObserver | null {
 function markScrolling(wrap: HTMLElement): void {
   const scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
   if (!scrolls) {
-    for (const name of ['tabindex', 'role', 'aria-label']) wrap.removeAttribute(name);
+    wrap.removeAttribute('tabindex');
+    wrap.removeAttribute('role');
+    if (wrap.dataset.named === 'scrolling') wrap.removeAttribute('aria-label');
     return;
   }
   if (wrap.hasAttribute('tabindex')) return;
-  const named = (el: Element | null | undefined) => el?.textContent?.trim() || undefined;
-  const label = wrap.dataset.label || named(wrap.querySelector('caption')) || named(wrap.closest('section')?.querySelector('h2, h3')) || 'Table';
   wrap.setAttribute('tabindex', '0');
   wrap.setAttribute('role', 'region');
+  if (wrap.hasAttribute('aria-label')) return;
+  const named = (el: Element | null | undefined) => el?.textContent?.trim() || undefined;
+  const label = wrap.dataset.label || named(wrap.querySelector('caption')) || named(wrap.closest('section')?.querySelector('h2, h3')) || 'Table';
   wrap.setAttribute('aria-label', label);
+  wrap.dataset.named = 'scrolling';
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { ImportResult } from '../../../employee-import';
 import { api, currentSession } from '../api';
-import { badge, h, replace, section, table } from '../dom';
+import { badge, h, replace, scrollsSideways, section, table } from '../dom';
 import { badLines, fileImport } from '../file-import';
 import { count } from '../format';
 
@@ -73,14 +73,16 @@ export async function importPage(main: HTMLElement): Promise<undefined> {
   return undefined;
 }
 
-/** What such a file looks like, labelled as an example (unlabelled, it passed for the content of the file chosen). */
+/** What such a file looks like, labelled as an example (unlabelled, it passed for the content of the file chosen); on a phone its lines scroll, by keyboard too. */
 function exampleFile(): HTMLElement[] {
   return [
     h('p', { class: 'muted' }, 'An example of such a file:'),
-    h(
-      'pre',
-      { class: 'example', 'aria-label': 'An example file' },
-      'id,name,areas,card\nE-001,Ada Obi,Head Office,10001\nE-002,Ben Lee,Head Office;Warehouse,',
+    scrollsSideways(
+      h(
+        'pre',
+        { class: 'example', 'aria-label': 'An example file' },
+        'id,name,areas,card\nE-001,Ada Obi,Head Office,10001\nE-002,Ben Lee,Head Office;Warehouse,',
+      ),
     ),
   ];
 }

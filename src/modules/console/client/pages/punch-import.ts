@@ -8,7 +8,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { PunchImport } from '../../../punches';
 import { api, currentSession } from '../api';
-import { h, replace, section } from '../dom';
+import { h, replace, scrollsSideways, section } from '../dom';
 import { badLines, fileImport } from '../file-import';
 import { count } from '../format';
 
@@ -56,15 +56,17 @@ export async function punchImportPage(main: HTMLElement): Promise<undefined> {
   return undefined;
 }
 
-/** What such a file looks like, labelled as an example; times without a zone are the company's. */
+/** What such a file looks like, labelled as an example (on a phone its lines scroll, by keyboard too); times without a zone are the company's. */
 function exampleFile(): HTMLElement[] {
   const zone = currentSession().time_zone;
   return [
     h('p', { class: 'muted' }, `An example of such a file (times in ${zone}, or with their offset):`),
-    h(
-      'pre',
-      { class: 'example', 'aria-label': 'An example file' },
-      'employee,at,state\nE-001,2026-11-02 08:01,0\nE-001,2026-11-02 17:05,1\nE-002,2026-11-02T09:00:00+01:00,0',
+    scrollsSideways(
+      h(
+        'pre',
+        { class: 'example', 'aria-label': 'An example file' },
+        'employee,at,state\nE-001,2026-11-02 08:01,0\nE-001,2026-11-02 17:05,1\nE-002,2026-11-02T09:00:00+01:00,0',
+      ),
     ),
   ];
 }
