@@ -1,0 +1,394 @@
+/**
+ * The console on a phone (390 × 844, touch), in a real browser (headless Chromium) against the
+ * real server: a small company (two areas, a terminal with punches, a terminal waiting for
+ * approval, people late, absent and in, a leave, a schedule, a pay period, a webhook) is visited
+ * page by page, as the owner and as a manager limited to one area. On every route of the console
+ * (and a person's and a terminal's page): the page itself does not scroll sideways (a wide table
+ * scrolls in its own box, a named region a keyboard reaches), every control is at least 24 × 24
+ * CSS px or spaced as WCAG 2.2's target size allows, no text is cut off, and every page of the
+ * navigation is a tap away. Then the everyday tasks, without zooming: a missing punch added with a
+ * reason, a leave entered, a report downloaded, a waiting terminal approved. Screenshots of every
+ * page are taken (`FPA_SCREENSHOTS`, else a temporary folder), named `phone-…`.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { makeUser } from '../support/accounts';
+import { consoleContext, launchBrowser, screenshotDir, signInByLink, watchErrors } from '../support/browser';
+import { startTestServer, type TestServer } from '../support/harness';
+import { receiver } from '../support/webhook-receiver';
+
+const ZONE = 'Europe/Berlin';
+/** A Monday to come (the streams check a session's expiry against the real clock: the test's clock runs ahead of it). */
+const MONDAY = '2031-03-03';
+const berlin = (date: string, time: string) => Date.parse(`${date}T${time}:00+01:00`);
+const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, timezoneId: ZONE };
+let now = berlin('2031-02-26', '12:00');
+let server: TestServer;
+let browser: Browser;
+let terminal: SimulatedTerminal;
+const hooks = receiver();
+const shots = screenshotDir();
+const errors: string[] = [];
+const ids: Record<string, string> = {};
+const pins: Record<string, string> = {};
+let webhookId = '';
+let managerCookie = '';
+
+const PEOPLE: [string, string, string][] = [
+  ['E-01', 'Anna Schmidt', 'north'],
+  ['E-02', 'Bruno Keller', 'north'],
+  ['E-03', 'Carla Díaz-Villanueva de la Fuente', 'north'],
+  ['E-04', 'Dieter Braun', 'north'],
+  ['E-05', 'Eva Lind', 'south'],
+  ['E-06', 'Felix Roth', 'south'],
+];
+
+async function created(path: string, body: unknown) {
+  const res = await server.admin.post(path, body);
+  expect({ path, status: res.status }).toEqual({ path, status: 201 });
+  return res.body;
+}
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([
+    startTestServer({ TIME_ZONE: ZONE, WEBHOOK_ALLOW_PRIVATE_NETWORKS: true }, { clock: { now: () => now } }),
+    launchBrowser(),
+  ]);
+  for (const area of ['north', 'south']) await created('/areas/', { name: area });
+  for (const [employee, name, area] of PEOPLE) {
+    await created('/employees/', { id: employee, name });
+    const e = await created('/enrollees/', { employee, areas: [area] });
+    ids[employee] = e.id;
+    pins[employee] = e.device_pin;
+  }
+  terminal = new SimulatedTerminal({ url: server.url, sn: 'GATE01', timeZone: ZONE });
+  await terminal.handshake();
+  expect((await server.admin.post('/devices/GATE01/approve/', { areas: ['north', 'south'] })).status).toBe(200);
+  expect((await server.admin.patch('/devices/GATE01/', { name: 'Front gate' })).status).toBe(200);
+  await created('/work-schedules/', { name: 'Day shift', start: '08:00', end: '16:30', grace_in: '5m', grace_out: '5m', break: '30m' });
+  for (const area of ['north', 'south']) await created('/shift-assignments/', { schedule: 'Day shift', area, from: '2031-02-01' });
+  await created('/leaves/', { enrollee: ids['E-04'], from: MONDAY, to: '2031-03-07', kind: 'annual' });
+  await created('/pay-periods/', { from: '2031-02-01', to: '2031-02-28' });
+  webhookId = (await created('/webhooks/', { url: hooks.url })).id;
+  // Last week's days, and this morning's: on time, late, in without an out.
+  for (const day of ['2031-02-24', '2031-02-25', '2031-02-26']) {
+    now = berlin(day, '18:00');
+    for (const [employee, time] of [
+      ['E-01', '07:58'],
+      ['E-02', '08:20'],
+      ['E-05', '07:50'],
+    ] as const)
+      expect(
+        (
+          await terminal.punch([
+            { pin: pins[employee]!, localTime: `${day} ${time}:00` },
+            { pin: pins[employee]!, localTime: `${day} 16:40:00` },
+          ])
+        ).status,
+      ).toBe(200);
+  }
+  now = berlin(MONDAY, '10:10');
+  for (const [employee, time] of [
+    ['E-01', '07:58'],
+    ['E-02', '08:25'],
+    ['E-05', '07:55'],
+  ] as const)
+    expect((await terminal.punch([{ pin: pins[employee]!, localTime: `${MONDAY} ${time}:00` }])).status).toBe(200);
+  // A terminal nobody has approved yet: a diagnostic, and the installer's task.
+  await new SimulatedTerminal({ url: server.url, sn: 'WAIT01', timeZone: ZONE }).handshake();
+  const manager = await makeUser(server, 'mara', 'manager', { areas: ['north'] });
+  managerCookie = manager.session.cookie;
+});
+afterAll(async () => {
+  hooks.stop();
+  await browser?.close();
+  await server?.close();
+});
+
+async function phonePage(): Promise<Page> {
+  const context = await consoleContext(browser, PHONE);
+  await context.clock.setFixedTime(now);
+  const page = await context.newPage();
+  watchErrors(page, errors);
+  return page;
+}
+
+async function asOwner(): Promise<Page> {
+  const page = await phonePage();
+  await signInByLink(page, server, 'owner@example.com');
+  return page;
+}
+
+async function asManager(): Promise<Page> {
+  const page = await phonePage();
+  const [name, value] = managerCookie.split('=') as [string, string];
+  await page.context().addCookies([{ name, value, url: server.url }]);
+  await page.goto(`${server.url}/console/#/`);
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  return page;
+}
+
+/** Opens `hash` and waits until the page is drawn (its heading, nothing left loading). */
+async function open(page: Page, hash: string): Promise<void> {
+  await page.evaluate((h) => {
+    location.hash = h;
+  }, hash);
+  await page.waitForFunction(() => document.querySelector('main h1') && !document.querySelector('main .loading'));
+  await page.waitForTimeout(300);
+}
+
+interface Findings {
+  page: string;
+  /** Links of the main navigation on the page, each in the screen's width: every page is a tap away. */
+  nav: number;
+  scrollsSideways: number;
+  small: string[];
+  clipped: string[];
+  spilling: string[];
+  unreachable: string[];
+}
+
+/** What is wrong with the page on screen, for a phone. */
+function findings(page: Page, name: string): Promise<Findings> {
+  return page.evaluate((pageName) => {
+    const TARGETS = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [tabindex="0"], [role=button]';
+    const visible = (el: Element) => {
+      const r = el.getBoundingClientRect();
+      const style = getComputedStyle(el);
+      return r.width > 0 && r.height > 0 && r.right > 0 && style.visibility !== 'hidden' && !el.closest('.visually-hidden');
+    };
+    const describe = (el: Element) => {
+      const r = el.getBoundingClientRect();
+      const text = (el.getAttribute('aria-label') ?? el.textContent ?? (el as HTMLInputElement).name ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
+      return `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(' ')[0]}` : ''} "${text}" ${Math.round(r.width)}×${Math.round(r.height)}`;
+    };
+    const targets = Array.from(document.querySelectorAll(TARGETS)).filter(visible);
+    // At least 24 × 24 CSS px (WCAG 2.2's target size, without its exception for spaced-out
+    // targets: a thumb is not a mouse); a link inside a sentence is exempt, as WCAG has it.
+    const isSmall = (r: DOMRect) => r.width < 23.5 || r.height < 23.5;
+    const inSentence = (el: Element) =>
+      el.tagName === 'A' &&
+      getComputedStyle(el).display === 'inline' &&
+      Array.from(el.parentElement?.childNodes ?? []).some((n) => n !== el && n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim() !== '');
+    // A box or a radio is tapped on its label too: its target is both.
+    const targetOf = (el: Element) => {
+      const r = el.getBoundingClientRect();
+      const label = el.closest('label') ?? (el.id ? document.querySelector(`label[for="${el.id}"]`) : null);
+      if (!label || !(el instanceof HTMLInputElement) || !['checkbox', 'radio'].includes(el.type)) return r;
+      const l = label.getBoundingClientRect();
+      const left = Math.min(r.left, l.left);
+      const top = Math.min(r.top, l.top);
+      return new DOMRect(left, top, Math.max(r.right, l.right) - left, Math.max(r.bottom, l.bottom) - top);
+    };
+    const small = targets.filter((el) => isSmall(targetOf(el)) && !inSentence(el)).map(describe);
+    const all = Array.from(document.querySelectorAll('body *')).filter(visible);
+    const clipped = all
+      .filter((el) => {
+        const style = getComputedStyle(el);
+        if (!['hidden', 'clip'].includes(style.overflowX) && !['hidden', 'clip'].includes(style.overflowY)) return false;
+        if (style.textOverflow === 'ellipsis' && el.closest('[title]')) return false;
+        // A field scrolls its own text.
+        if (['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName)) return false;
+        return el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1;
+      })
+      .map(describe);
+    // Content wider than its box, drawn over what is beside it (a badge wider than its cell).
+    const spilling = all
+      .filter((el) => {
+        const style = getComputedStyle(el);
+        if (style.display === 'inline' || style.overflowX !== 'visible' || el.closest('.visually-hidden, .skip, .skip-grid')) return false;
+        if (['TABLE', 'THEAD', 'TBODY', 'TR'].includes(el.tagName)) return false;
+        return el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0;
+      })
+      .map(describe);
+    const unreachable = all
+      .filter((el) => {
+        const style = getComputedStyle(el);
+        if (!['auto', 'scroll'].includes(style.overflowX) || el.scrollWidth <= el.clientWidth + 1) return false;
+        return el.getAttribute('tabindex') !== '0' || !el.getAttribute('aria-label');
+      })
+      .map(describe);
+    const nav = Array.from(document.querySelectorAll('nav[aria-label="Main"] a')).filter((a) => {
+      const r = a.getBoundingClientRect();
+      return visible(a) && r.left >= 0 && r.right <= innerWidth;
+    }).length;
+    return { page: pageName, nav, scrollsSideways: document.documentElement.scrollWidth - innerWidth, small, clipped, spilling, unreachable };
+  }, name);
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(shots, `phone-${name}.png`), fullPage: true });
+}
+
+function routes(): [string, string][] {
+  return [
+    ['today', '#/'],
+    ['overview', '#/overview'],
+    ['terminals', '#/terminals'],
+    ['terminal', '#/terminals/GATE01'],
+    ['terminal-waiting', '#/terminals/WAIT01'],
+    ['people', '#/people'],
+    ['people-import', '#/people/import'],
+    ['person', `#/people/${ids['E-02']}`],
+    ['areas', '#/areas'],
+    ['area', '#/areas/north'],
+    ['shifts', '#/shifts'],
+    ['punches', '#/punches'],
+    ['punches-import', '#/punches/import'],
+    ['attendance', '#/attendance'],
+    ['anomalies', '#/anomalies'],
+    ['reports', '#/reports'],
+    ['reports-timesheet', '#/reports/timesheet'],
+    ['reports-summary', '#/reports/summary'],
+    ['reports-exceptions', '#/reports/exceptions'],
+    ['integrations', '#/integrations'],
+    ['integrations-endpoint', `#/integrations/${webhookId}`],
+    ['operations', '#/operations'],
+    ['users', '#/users'],
+    ['api-keys', '#/api-keys'],
+    ['profile', '#/profile'],
+  ];
+}
+
+describe('every page on a phone', () => {
+  // The owner has every page of the navigation; a manager, those of attendance (no terminals, integrations, operations, users or keys).
+  for (const [who, signIn, pages] of [
+    ['owner', asOwner, 14],
+    ['manager', asManager, 9],
+  ] as const)
+    test(`as the ${who}: nothing scrolls sideways, every control is big enough, nothing is cut off`, async () => {
+      const page = await signIn();
+      const found: Findings[] = [];
+      try {
+        for (const [name, hash] of routes()) {
+          await open(page, hash);
+          found.push(await findings(page, name));
+          await shot(page, `${who}-${name}`);
+        }
+      } finally {
+        await page.context().close();
+      }
+      expect(
+        found.filter((f) => f.nav !== pages || f.scrollsSideways > 1 || f.small.length || f.clipped.length || f.spilling.length || f.unreachable.length),
+      ).toEqual([]);
+      expect(errors).toEqual([]);
+    }, 120_000);
+});
+
+/** Taps a link of the main navigation (every page has it, at the top). */
+async function tapNav(page: Page, label: string, heading: string | RegExp): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true }).tap();
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+describe('the Today board on a phone', () => {
+  test('its list, under the tiles and out of view, keeps the room of its rows, not of a hundred', async () => {
+    const page = await asOwner();
+    try {
+      await page.getByRole('heading', { level: 1, name: 'Today, Mon 3 Mar' }).waitFor();
+      const list = await page.locator('#board-list table').evaluate((t) => ({
+        rows: t.querySelectorAll('tbody tr').length,
+        height: Math.round(t.getBoundingClientRect().height),
+        page: document.documentElement.scrollHeight,
+      }));
+      expect(list.rows).toBe(5);
+      // The rows and their header, about 40 px each: before, 3,800 px of blank (the page five screens long).
+      expect(list.height).toBeLessThan(60 * (list.rows + 1));
+      expect(list.page).toBeLessThan(3 * 844);
+      // Scrolled to, its rows are drawn.
+      await page.locator('#board-list tbody tr').last().scrollIntoViewIfNeeded();
+      await page.locator('#board-list').getByRole('link', { name: 'Anna Schmidt' }).waitFor();
+      await page.screenshot({ path: join(shots, 'phone-today-list.png') });
+    } finally {
+      await page.context().close();
+    }
+  });
+});
+
+describe('the everyday tasks on a phone, without zooming', () => {
+  test('a branch manager sees who is not in yet, opens her page, and adds the punch she missed with a reason', async () => {
+    const page = await asManager();
+    try {
+      await page.getByRole('heading', { level: 1, name: 'Today, Mon 3 Mar' }).waitFor();
+      await page.getByRole('button', { name: /^1\s*Not in yet$/ }).tap();
+      await page.getByRole('heading', { level: 2, name: 'Not in yet: 1' }).waitFor();
+      await page.locator('#board-list').getByRole('link', { name: PEOPLE[2]![1] }).tap();
+      await page.getByRole('heading', { level: 1, name: PEOPLE[2]![1] }).waitFor();
+      await tapNav(page, 'Punches', 'Punches');
+      const form = page.getByRole('region', { name: 'Add a missing punch' });
+      await form.getByRole('combobox', { name: 'Person' }).fill('Carla');
+      await page.getByRole('option', { name: /Carla/ }).tap();
+      await form.getByLabel('Time').fill('08:03');
+      await form.getByLabel('Reason').fill('forgot her card');
+      await form.getByRole('button', { name: 'Add punch' }).tap();
+      await form.getByText(/^Punch added at/).waitFor();
+      await page.locator('#status').getByText('Manual punch added.').waitFor();
+      expect(await findings(page, 'punch added')).toMatchObject({ scrollsSideways: 0, small: [], clipped: [], spilling: [] });
+      await shot(page, 'task-punch-added');
+    } finally {
+      await page.context().close();
+    }
+    expect(errors).toEqual([]);
+  });
+
+  test('an HR officer enters a leave; the dialog to delete one fits the screen', async () => {
+    const page = await asOwner();
+    try {
+      await tapNav(page, 'Shifts', 'Shifts and calendar');
+      const leave = page.getByRole('region', { name: 'Leave' });
+      await leave.getByRole('combobox', { name: 'Person' }).fill('Anna');
+      await page.getByRole('option', { name: /Anna Schmidt/ }).tap();
+      await leave.getByLabel('From').fill('2031-03-10');
+      await leave.getByLabel('To').fill('2031-03-12');
+      await leave.getByLabel('Kind').fill('sick');
+      await leave.getByRole('button', { name: 'Add leave' }).tap();
+      await leave.getByRole('row', { name: /Anna Schmidt/ }).waitFor();
+      await leave
+        .getByRole('row', { name: /Anna Schmidt/ })
+        .getByRole('button', { name: 'Delete' })
+        .tap();
+      const dialog = page.getByRole('dialog');
+      await dialog.waitFor();
+      const box = await dialog.boundingBox();
+      expect(box && box.x >= 0 && box.y >= 0 && box.x + box.width <= 390 && box.y + box.height <= 844).toBe(true);
+      expect(await findings(page, 'dialog')).toMatchObject({ small: [], clipped: [], spilling: [] });
+      await shot(page, 'task-leave-dialog');
+      await dialog.getByRole('button', { name: 'Cancel' }).tap();
+      await leave.getByRole('row', { name: /Anna Schmidt/ }).waitFor();
+    } finally {
+      await page.context().close();
+    }
+    expect(errors).toEqual([]);
+  });
+
+  test('a report is downloaded', async () => {
+    const page = await asOwner();
+    try {
+      await tapNav(page, 'Reports', 'Reports');
+      const download = page.waitForEvent('download');
+      await page.getByRole('button', { name: 'Download CSV' }).tap();
+      expect((await download).suggestedFilename()).toMatch(/\.csv$/);
+    } finally {
+      await page.context().close();
+    }
+    expect(errors).toEqual([]);
+  });
+
+  test('the installer approves the terminal waiting in the car park', async () => {
+    const page = await asOwner();
+    try {
+      await tapNav(page, 'Terminals', 'Terminals');
+      await page.getByRole('link', { name: 'WAIT01' }).first().tap();
+      await page.getByRole('heading', { level: 1, name: 'WAIT01' }).waitFor();
+      const approve = page.getByRole('region', { name: 'Approve this terminal' });
+      await approve.getByRole('checkbox', { name: 'north' }).tap();
+      await approve.getByRole('button', { name: 'Approve' }).tap();
+      await page.getByText('Approved', { exact: true }).first().waitFor();
+    } finally {
+      await page.context().close();
+    }
+    expect(errors).toEqual([]);
+  });
+});
