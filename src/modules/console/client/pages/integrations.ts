@@ -78,7 +78,7 @@ export async function integrationsPage(main: HTMLElement, params: string[] = [])
 /** A new endpoint: its address and events; its signing secret is shown once in `slot`. */
 function webhookForm(main: HTMLElement, types: readonly string[], redraw: () => Promise<void>): { form: HTMLElement; slot: HTMLElement } {
   const secretSlot = h('div');
-  const url = input({ type: 'url', required: true, placeholder: 'https://payroll.example.com/hooks/attendance' });
+  const url = input({ type: 'url', required: true, placeholder: 'https://payroll.example.com/hook' });
   const events = eventPicker(types);
   const hookForm = h(
     'form',
