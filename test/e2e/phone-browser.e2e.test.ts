@@ -172,17 +172,7 @@ function findings(page: Page, name: string): Promise<Findings> {
       el.tagName === 'A' &&
       getComputedStyle(el).display === 'inline' &&
       Array.from(el.parentElement?.childNodes ?? []).some((n) => n !== el && n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim() !== '');
-    // A box or a radio is tapped on its label too: its target is both.
-    const targetOf = (el: Element) => {
-      const r = el.getBoundingClientRect();
-      const label = el.closest('label') ?? (el.id ? document.querySelector(`label[for="${el.id}"]`) : null);
-      if (!label || !(el instanceof HTMLInputElement) || !['checkbox', 'radio'].includes(el.type)) return r;
-      const l = label.getBoundingClientRect();
-      const left = Math.min(r.left, l.left);
-      const top = Math.min(r.top, l.top);
-      return new DOMRect(left, top, Math.max(r.right, l.right) - left, Math.max(r.bottom, l.bottom) - top);
-    };
-    const small = targets.filter((el) => isSmall(targetOf(el)) && !inSentence(el)).map(describe);
+    const small = targets.filter((el) => isSmall(el.getBoundingClientRect()) && !inSentence(el)).map(describe);
     const all = Array.from(document.querySelectorAll('body *')).filter(visible);
     const clipped = all
       .filter((el) => {
@@ -194,6 +184,15 @@ function findings(page: Page, name: string): Promise<Findings> {
         return el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1;
       })
       .map(describe);
+    // A hint in an empty field cut off at its edge ("Name, employee ID, PI").
+    const measure = document.createElement('canvas').getContext('2d');
+    for (const field of Array.from(document.querySelectorAll<HTMLInputElement>('input[placeholder]')).filter(visible)) {
+      if (!measure || field.value !== '') continue;
+      const style = getComputedStyle(field);
+      measure.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+      const room = field.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
+      if (measure.measureText(field.placeholder).width > room + 1) clipped.push(`${describe(field)} placeholder "${field.placeholder}"`);
+    }
     // Content wider than its box, drawn over what is beside it (a badge wider than its cell).
     const spilling = all
       .filter((el) => {
