@@ -282,6 +282,24 @@ async function tapNav(page: Page, label: string, heading: string | RegExp): Prom
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
 }
 
+describe('before signing in', () => {
+  test('the sign-in form fits a phone', async () => {
+    const page = await phonePage();
+    try {
+      await page.goto(`${server.url}/console/`);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      expect(await findings(page, 'sign-in')).toMatchObject({ scrollsSideways: 0, small: [], clipped: [], spilling: [], unreachable: [] });
+      // Its card stands clear of the screen's edges (it ran to them).
+      const card = await page.locator('main.signin').boundingBox();
+      expect(card && card.x >= 8 && card.x + card.width <= 390 - 8).toBe(true);
+      await shot(page, 'sign-in');
+    } finally {
+      await page.context().close();
+    }
+  });
+});
+
 describe('the Today board on a phone', () => {
   test('its list, under the tiles and out of view, keeps the room of its rows, not of a hundred', async () => {
     const page = await asOwner();
@@ -326,6 +344,36 @@ describe('the everyday tasks on a phone, without zooming', () => {
       await page.locator('#status').getByText('Manual punch added.').waitFor();
       expect(await findings(page, 'punch added')).toMatchObject({ scrollsSideways: 0, small: [], clipped: [], spilling: [] });
       await shot(page, 'task-punch-added');
+    } finally {
+      await page.context().close();
+    }
+    expect(errors).toEqual([]);
+  });
+
+  test('a branch manager opens a day on the attendance grid: its punches, a void asked with a reason in a dialog that fits, a punch added there', async () => {
+    const page = await asManager();
+    try {
+      await tapNav(page, 'Attendance', 'Attendance');
+      await page.getByRole('button', { name: /^Bruno Keller, .*3 Mar/ }).tap();
+      const day = page.getByRole('region', { name: /^Bruno Keller, / });
+      await day.getByRole('table').waitFor();
+      expect(await findings(page, 'day')).toMatchObject({ scrollsSideways: 0, small: [], clipped: [], spilling: [], unreachable: [] });
+      await shot(page, 'task-day');
+      await day.getByRole('button', { name: /^Void the punch of Bruno Keller/ }).tap();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Reason').waitFor();
+      const box = await dialog.boundingBox();
+      expect(box && box.x >= 0 && box.y >= 0 && box.x + box.width <= 390 && box.y + box.height <= 844).toBe(true);
+      expect(await findings(page, 'void dialog')).toMatchObject({ small: [], clipped: [], spilling: [] });
+      await shot(page, 'task-void-dialog');
+      await dialog.getByRole('button', { name: 'Cancel' }).tap();
+      const form = page.getByRole('region', { name: 'Add a missing punch' });
+      expect(await form.getByRole('combobox', { name: 'Person' }).inputValue()).toContain('Bruno Keller');
+      await form.getByLabel('Time').fill('09:50');
+      await form.getByLabel('Reason').fill('went out to the bank, no card');
+      await form.getByRole('button', { name: 'Add punch' }).tap();
+      await page.locator('#status').getByText('Manual punch added.').waitFor();
+      await day.getByRole('row', { name: /09:50/ }).waitFor();
     } finally {
       await page.context().close();
     }
