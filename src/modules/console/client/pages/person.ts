@@ -17,6 +17,7 @@ import { deletedPersonPage, loadProof, proofSection } from './deletion-proof';
 import { deactivateEntry, directoryEntryOf } from './people-directory';
 import { consentHistorySection, consentSection } from './person-consent';
 import { enrollSection } from './person-enrollment';
+import { manualPunchForm } from './punches';
 
 /** A biometric's state on one terminal (not "Present": that is an attendance status). */
 const SYNC_WORDS: Record<string, string> = {
@@ -51,6 +52,8 @@ export async function personPage(main: HTMLElement, params: string[]): Promise<(
     headingWithStatus(person.display_name, person.status === 'active' ? badge('Active', 'ok') : badge('Deactivated', 'muted')),
     personActions(person, base, redraw),
     h('div', { class: 'columns' }, await aboutSection(person, base, redraw), consentSection(person, base, redraw)),
+    // A punch they missed, added here (a manager comes from the Today board's row, often on a phone), as Punches offers.
+    can('POST punches/manual/') && person.status === 'active' && manualPunchForm(async () => {}, { person }),
     can('GET enrollees/{id}/consents/') && consentHistorySection(consents),
     proof ? proofSection(proof) : null,
     biometricsSection(templates.results, deviceName),
