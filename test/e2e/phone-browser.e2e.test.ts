@@ -327,7 +327,31 @@ describe('an invite on a phone', () => {
 });
 
 describe('the Today board on a phone', () => {
-  test('its list, under the tiles and out of view, keeps the room of its rows, not of a hundred', async () => {
+  test('its counts are all in the first screen, each one tap away (a manager; the owner, whose menu is longer)', async () => {
+    for (const signIn of [asManager, asOwner]) await countsInFirstScreen(await signIn());
+  });
+});
+
+async function countsInFirstScreen(page: Page): Promise<void> {
+  try {
+    await page.getByRole('heading', { level: 1, name: 'Today, Mon 3 Mar' }).waitFor();
+    const tiles = await page
+      .getByRole('group', { name: 'Counts' })
+      .getByRole('button')
+      .evaluateAll((buttons) =>
+        buttons.map((b) => ({ bottom: Math.round(b.getBoundingClientRect().bottom), width: Math.round(b.getBoundingClientRect().width) })),
+      );
+    expect(tiles).toHaveLength(11);
+    // Two a row, the last ended at 1,130 px: a scroll down before the first name.
+    expect(Math.max(...tiles.map((t) => t.bottom))).toBeLessThanOrEqual(844);
+    await shot(page, 'today-first-screen');
+  } finally {
+    await page.context().close();
+  }
+}
+
+describe('the Today board on a phone, its list', () => {
+  test('under the tiles and out of view, it keeps the room of its rows, not of a hundred', async () => {
     const page = await asOwner();
     try {
       await page.getByRole('heading', { level: 1, name: 'Today, Mon 3 Mar' }).waitFor();
