@@ -202,6 +202,13 @@ function findings(page: Page, name: string): Promise<Findings> {
       const room = field.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
       if (measure.measureText(field.placeholder).width > room + 1) clipped.push(`${describe(field)} placeholder "${field.placeholder}"`);
     }
+    // A table's caption runs past the box the table scrolls in: its end is out of view.
+    for (const caption of Array.from(document.querySelectorAll('.table-wrap caption')).filter(visible)) {
+      const range = document.createRange();
+      range.selectNodeContents(caption);
+      const wrap = caption.closest('.table-wrap')!.getBoundingClientRect();
+      if (range.getBoundingClientRect().right > wrap.right + 1) clipped.push(`caption "${caption.textContent}" past its box`);
+    }
     // Content wider than its box, drawn over what is beside it (a badge wider than its cell).
     const spilling = all
       .filter((el) => {
