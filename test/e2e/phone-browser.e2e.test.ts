@@ -202,6 +202,12 @@ function findings(page: Page, name: string): Promise<Findings> {
       const room = field.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
       if (measure.measureText(field.placeholder).width > room + 1) clipped.push(`${describe(field)} placeholder "${field.placeholder}"`);
     }
+    // A field's text under 16 px: a phone's browser (Safari) zooms the page in when it takes focus.
+    for (const field of Array.from(document.querySelectorAll('input:not([type=checkbox]):not([type=radio]):not([type=file]), select, textarea')).filter(
+      visible,
+    ))
+      if (Number.parseFloat(getComputedStyle(field).fontSize) < 16)
+        small.push(`${describe(field)} text ${getComputedStyle(field).fontSize}: zooms in on focus`);
     // A table's caption runs past the box the table scrolls in: its end is out of view.
     for (const caption of Array.from(document.querySelectorAll('.table-wrap caption')).filter(visible)) {
       const range = document.createRange();
