@@ -1,14 +1,19 @@
 /**
  * The console on a phone (390 × 844, touch), in a real browser (headless Chromium) against the
  * real server: a small company (two areas, a terminal with punches, a terminal waiting for
- * approval, people late, absent and in, a leave, a schedule, a pay period, a webhook) is visited
- * page by page, as the owner and as a manager limited to one area. On every route of the console
- * (and a person's and a terminal's page): the page itself does not scroll sideways (a wide table
- * scrolls in its own box, a named region a keyboard reaches), every control is at least 24 × 24
- * CSS px or spaced as WCAG 2.2's target size allows, no text is cut off, and every page of the
- * navigation is a tap away. Then the everyday tasks, without zooming: a missing punch added with a
- * reason, a leave entered, a report downloaded, a waiting terminal approved. Screenshots of every
- * page are taken (`FPA_SCREENSHOTS`, else a temporary folder), named `phone-…`.
+ * approval and so a diagnostic, people in, late, not in yet and on leave, a schedule, a pay period,
+ * a webhook) is visited page by page, as the owner and as a manager limited to one area. On every
+ * route of the console (a person's and a terminal's page too; the sign-in and an invite's page):
+ * the page itself does not scroll sideways (a wide table scrolls in its own box, a named region a
+ * keyboard reaches), every control is at least 24 × 24 CSS px (WCAG 2.2's target size, without
+ * its exception for spaced-out targets), a field's text is at least 16 px (a phone zooms in on
+ * less), nothing is cut off or drawn over its neighbour, and every page of the role's navigation
+ * is a tap away. The Today board's counts are in the first screen. Then the everyday tasks by
+ * touch, without zooming: a missing punch added from the page of someone the board says is not
+ * in yet, a day of the attendance grid (a void asked in a dialog that fits, a punch added), a leave
+ * entered, a report previewed and downloaded, a terminal's removal asked, a waiting terminal
+ * approved. Screenshots of every page are taken (`FPA_SCREENSHOTS`, else a temporary folder),
+ * named `phone-…`: look at them.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
