@@ -236,6 +236,15 @@ function findings(page: Page, name: string): Promise<Findings> {
         return el.getAttribute('tabindex') !== '0' || !el.getAttribute('aria-label');
       })
       .map(describe);
+    // A table's buttons (its column of actions) in view without scrolling its box (a column that
+    // holds a form, Operations' jobs with Record absences' dates, is scrolled to as its fields
+    // are); the attendance grid's days scroll by design, its names staying.
+    const tablesOfActions = '.table-wrap:not(.grid) table:not(:has(td:last-child > form))';
+    for (const button of Array.from(document.querySelectorAll(`${tablesOfActions} :is(td > button, td > .actions button)`)).filter(visible)) {
+      const r = button.getBoundingClientRect();
+      const box = button.closest('.table-wrap')!.getBoundingClientRect();
+      if (r.right > box.right + 1 || r.left < box.left - 1) unreachable.push(`${describe(button)} out of its box's view`);
+    }
     const nav = Array.from(document.querySelectorAll('nav[aria-label="Main"] a')).filter((a) => {
       const r = a.getBoundingClientRect();
       return visible(a) && r.left >= 0 && r.right <= innerWidth;
