@@ -180,8 +180,8 @@ describe('purge-retention', () => {
       // Recorded on 1 May, before the punch cutoff: the three enrollee_created events, and the
       // attendance_day_changed of Z's purged 1 May.
       events_redacted: 4,
-      // Recorded on 1 May: per person, enrollee.created, consent given and template stored.
-      audit_redacted: 9,
+      // Recorded on 1 May: per person, employee.created, enrollee.created, consent given and template stored.
+      audit_redacted: 12,
       // Recorded 31 days ago at most: within RETENTION_EVENTS_DAYS (90).
       events_purged: 0,
       deletion_proofs: 0,
