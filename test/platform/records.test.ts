@@ -144,10 +144,20 @@ describe('the importers over it', () => {
       { line: 1, message: `the header row must name the columns \`employee\` and \`at\` (and optionally \`state\`)${COMMAS}` },
     ]);
     expect(importRows('Note,AT,Employee\n"a, b",2026-03-17 08:00,E-1\n', 'UTC', now).rows).toEqual([
-      { line: 2, employee: 'E-1', at: Date.UTC(2026, 2, 17, 8), flags: [], state: 0, raw: '"a, b",2026-03-17 08:00,E-1' },
+      { line: 2, employee: 'E-1', at: Date.UTC(2026, 2, 17, 8), wall: '2026-03-17 08:00', flags: [], state: 0, raw: '"a, b",2026-03-17 08:00,E-1' },
     ]);
     expect(importRows([{ employee: 'E-1', at: '2026-03-17 08:00', state: 1 }, { employee: 'E-1' }], 'UTC', now)).toEqual({
-      rows: [{ line: 1, employee: 'E-1', at: Date.UTC(2026, 2, 17, 8), flags: [], state: 1, raw: '{"employee":"E-1","at":"2026-03-17 08:00","state":1}' }],
+      rows: [
+        {
+          line: 1,
+          employee: 'E-1',
+          at: Date.UTC(2026, 2, 17, 8),
+          wall: '2026-03-17 08:00',
+          flags: [],
+          state: 1,
+          raw: '{"employee":"E-1","at":"2026-03-17 08:00","state":1}',
+        },
+      ],
       errors: [{ line: 2, message: '`employee` and `at` must be strings' }],
     });
   });
