@@ -394,6 +394,7 @@ describe('the Today board on a phone, its list', () => {
       // Scrolled to, its rows are drawn.
       await page.locator('#board-list tbody tr').last().scrollIntoViewIfNeeded();
       await page.locator('#board-list').getByRole('link', { name: 'Anna Schmidt' }).waitFor();
+      await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
       await page.screenshot({ path: join(shots, 'phone-today-list.png') });
     } finally {
       await page.context().close();
