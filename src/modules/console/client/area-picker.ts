@@ -9,6 +9,7 @@ import type { Area } from '../../areas';
 import { api, can, currentSession, everyRow } from './api';
 import { field, h, input } from './dom';
 import { onSubmit } from './form-errors';
+import { timeZoneInput } from './time-zones';
 
 export type AreaView = Static<typeof Area>;
 
@@ -37,7 +38,7 @@ export function createAreaDialog(): Promise<string | null> {
   return new Promise((resolve) => {
     const name = input({ required: true, autocomplete: 'off', maxlength: 100 });
     const description = input({ autocomplete: 'off', maxlength: 500 });
-    const zone = input({ autocomplete: 'off', spellcheck: 'false', maxlength: 64 });
+    const zone = timeZoneInput({ maxlength: 64 });
     const cancel = h('button', { type: 'button' }, 'Cancel');
     const form = h(
       'form',

@@ -7,7 +7,7 @@
 import { markFocus, restoreFocus } from './keep-focus';
 
 export type Child = Node | string | number | null | undefined | false;
-type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
+export type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
 
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);

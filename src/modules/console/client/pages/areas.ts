@@ -10,6 +10,7 @@ import { type AreaView, createAreaDialog, loadAreas } from '../area-picker';
 import { announce, badge, button, confirmAction, field, h, input, navigate, replace, section, table } from '../dom';
 import { onSubmit } from '../form-errors';
 import { count, localDay } from '../format';
+import { timeZoneInput } from '../time-zones';
 
 type Detail = Static<typeof AreaDetail>;
 type Member = Static<typeof AreaMember>;
@@ -99,7 +100,7 @@ export async function areaPage(main: HTMLElement, params: string[]): Promise<und
 function renameForm(area: Detail, base: string, redraw: () => Promise<void>): HTMLFormElement {
   const newName = input({ value: area.name, required: true, autocomplete: 'off', maxlength: 100 });
   const description = input({ value: area.description ?? '', autocomplete: 'off', maxlength: 500 });
-  const zone = input({ value: area.time_zone ?? '', autocomplete: 'off', spellcheck: 'false', maxlength: 64 });
+  const zone = timeZoneInput({ value: area.time_zone ?? '', maxlength: 64 });
   return onSubmit(
     h(
       'form',

@@ -13,6 +13,7 @@ import { areasPicker } from '../area-picker';
 import { announce, badge, button, confirmAction, definitionList, field, h, headingWithStatus, input, navigate, replace, section, table } from '../dom';
 import { FieldError, onSubmit } from '../form-errors';
 import { ago, count, dateTime, words } from '../format';
+import { timeZoneInput } from '../time-zones';
 import { completenessSection } from './completeness';
 import { diagnosticItem } from './diagnostics';
 import { commandConsole, commandList, waitingCommands } from './terminal-commands';
@@ -297,7 +298,7 @@ async function editSection(device: DeviceDetailView, base: string, redraw: Redra
   // How a shared terminal's punches are read is every area's concern: a caller limited to some of
   // its areas sees the zone and leaves it alone (403 from the API).
   const zoneFixed = outsideMine(device.areas).length > 0;
-  const zone = input({ value: device.time_zone, autocomplete: 'off', spellcheck: 'false', readonly: zoneFixed });
+  const zone = timeZoneInput({ value: device.time_zone, readonly: zoneFixed });
   // A station takes anyone's fingerprints, every area's: turned on or off only by a caller of
   // every area (403 to one limited to areas), who is told so beside the box.
   const mayStation = ofEveryArea();
