@@ -83,4 +83,23 @@ describe('the Areas pages', () => {
     });
     expect(errors).toEqual([]);
   });
+
+  test('the Today board shows each person’s times where they work, and says in which zone', async () => {
+    expect((await server.admin.post('/employees/', { id: 'NY-1', name: 'Nora York' })).status).toBe(201);
+    const nora = (await server.admin.post('/enrollees/', { employee: 'NY-1', areas: ['newyork'] })).body as { id: string };
+    const at = new Date(Date.now() - 60_000);
+    expect((await server.admin.post('/punches/manual/', { enrollee: nora.id, at: at.toISOString(), state: 0, reason: 'forgot the card' })).status).toBe(201);
+    const board = (await server.admin.get(`/attendance/today/?enrollee=${nora.id}`)).body as { people: { status: string; time_zone?: string }[] };
+    expect(board.people[0]?.time_zone).toBe('America/New_York');
+    const newYorkTime = new Intl.DateTimeFormat('en-GB', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit' }).format(at);
+    await onSignedInPage(browser!, server, errors, async (page) => {
+      await page.goto(`${server.url}/console/#/?show=${board.people[0]!.status}`);
+      const row = page.locator('#board-list').getByRole('row', { name: /Nora York/ });
+      await row.waitFor();
+      expect(await row.getByRole('cell').nth(4).textContent()).toBe(newYorkTime);
+      // Everyone on the board works in New York (the other zoned areas hold nobody): their zone is said.
+      expect(await page.locator('p.as-of').textContent()).toEndWith('Times in America/New_York.');
+    });
+    expect(errors).toEqual([]);
+  });
 });

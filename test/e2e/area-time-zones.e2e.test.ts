@@ -173,6 +173,12 @@ describe('an area’s time zone', () => {
     expect(row('M-1')?.date).toBe('2026-03-12');
     expect(row('L-1')).toMatchObject({ date: '2026-03-11', status: 'absent' });
     expect(row('N-1')).toMatchObject({ date: '2026-03-11', status: 'not_in_yet' });
+    // Each row says its person's zone, in which the console shows their times.
+    expect(['M-1', 'L-1', 'N-1'].map((e) => (row(e) as { time_zone?: string } | undefined)?.time_zone)).toEqual([
+      'Asia/Kolkata',
+      'Europe/London',
+      'America/New_York',
+    ]);
   });
 
   test('the absences job writes each zone’s yesterday: Mumbai’s 12th while London’s is not over', async () => {

@@ -87,7 +87,10 @@ export class TodayBoard {
       as_of: new Date(now).toISOString(),
       counts,
       areas: [...byArea.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([area, c]) => ({ area, counts: c })),
-      people: listed.map(({ person, entry, workday, date: own }) => ({ ...personView(person, entry, workday), ...(zoned ? { date: own } : {}) })),
+      people: listed.map(({ person, entry, workday, date: own, zone }) => ({
+        ...personView(person, entry, workday),
+        ...(zoned ? { date: own, time_zone: zone } : {}),
+      })),
       people_total: entries.length,
     };
   }
@@ -164,7 +167,7 @@ export class TodayBoard {
     const counts = emptyCounts();
     const byArea = new Map<string, BoardCounts>();
     const only = query.enrollee ? new Set(query.enrollee.split(',')) : null;
-    const entries: { person: RosterEntry; entry: BoardEntry; workday: boolean; expectedSeconds: number; date: string }[] = [];
+    const entries: { person: RosterEntry; entry: BoardEntry; workday: boolean; expectedSeconds: number; date: string; zone: string }[] = [];
     for (const [i, person] of people.entries()) {
       const { plan, entry } = shown(person.id, plans[i]!);
       const workday = plan.dayType === 'workday';
@@ -172,7 +175,7 @@ export class TodayBoard {
       addTo(counts, of);
       countInAreas(byArea, person.areaNames, query.scope, of);
       if ((!query.status || query.status === entry.status) && (!query.count || inCount(entry, workday, query.count)) && (!only || only.has(person.id)))
-        entries.push({ person, entry, workday, expectedSeconds: plan.schedule?.expectedSeconds ?? 0, date });
+        entries.push({ person, entry, workday, expectedSeconds: plan.schedule?.expectedSeconds ?? 0, date, zone });
     }
     return { date, now, counts, byArea, entries, zoned: false };
   }

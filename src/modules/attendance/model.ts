@@ -204,6 +204,9 @@ export const TodayBoard = {
           date: t.Optional(
             LocalDate('Only when an area has a time zone of its own: the date this person’s row is of (their own today, in their zone, without `date`).'),
           ),
+          time_zone: t.Optional(
+            t.String({ description: 'Only when an area has a time zone of its own: the person’s zone, in which their row’s date and shift are read.' }),
+          ),
         }),
         { description: 'By name.' },
       ),

@@ -181,13 +181,13 @@ export function time(iso: string | null | undefined): string {
 }
 
 /**
- * The hour and minute of an instant in the attendance zone, as the browser's language writes a
- * time of day: `09:02`, `17:15` (en-GB), `5:15 PM` (en-US), `오후 5:15` (ko-KR). Never cut out of a longer
+ * The hour and minute of an instant in the attendance zone (or `timeZone`: a person's own, on the
+ * Today board), as the browser's language writes a time of day: `09:02`, `17:15` (en-GB), `5:15 PM` (en-US), `오후 5:15` (ko-KR). Never cut out of a longer
  * format: the first five characters of `5:15:00 PM` or `오후 5:15:00` lose the AM/PM or the minutes.
  */
-export function hourMinute(iso: string | null | undefined): string {
+export function hourMinute(iso: string | null | undefined, timeZone?: string): string {
   if (!iso) return '—';
-  const z = zone();
+  const z = timeZone ?? zone();
   return formatter(`hm:${z}`, { timeZone: z, hour: HOUR, minute: '2-digit' }).format(new Date(iso));
 }
 

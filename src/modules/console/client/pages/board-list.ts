@@ -54,7 +54,7 @@ const ROW_PX = 38;
 
 /** What a row shows of a person: a row is drawn again only when this changed. */
 function lineOf(p: Person): string {
-  return JSON.stringify([p.display_name, p.areas, p.status, p.expected_start, p.first_in, p.late_seconds, p.in_now, p.last_out]);
+  return JSON.stringify([p.display_name, p.areas, p.status, p.expected_start, p.first_in, p.late_seconds, p.in_now, p.last_out, p.time_zone]);
 }
 
 function rowOf(p: Person): HTMLTableRowElement {
@@ -65,10 +65,11 @@ function rowOf(p: Person): HTMLTableRowElement {
     cell(h('a', { href: `#/people/${p.enrollee}` }, p.display_name)),
     cell(p.areas.join(', ')),
     cell(badge(...statusWords(p))),
-    cell(p.expected_start ? hourMinute(p.expected_start) : '—'),
-    cell(p.first_in ? hourMinute(p.first_in) : '—'),
+    // A person of an area with a zone of its own: their times where they work (README "Time zones").
+    cell(p.expected_start ? hourMinute(p.expected_start, p.time_zone) : '—'),
+    cell(p.first_in ? hourMinute(p.first_in, p.time_zone) : '—'),
     cell(p.late_seconds > 0 ? duration(p.late_seconds) : '—'),
-    cell(p.in_now ? badge('In', 'ok') : p.last_out ? `Left ${hourMinute(p.last_out)}` : '—'),
+    cell(p.in_now ? badge('In', 'ok') : p.last_out ? `Left ${hourMinute(p.last_out, p.time_zone)}` : '—'),
   );
 }
 

@@ -206,11 +206,12 @@ class BoardPage {
     const { state, board, today } = this;
     this.heading.textContent = state.date === today ? `Today, ${dayLabel(state.date)}` : dayLabel(state.date);
     // Which zone the times are in, said: an officer in another zone (or a phone set to another) would read them as their own.
-    // Areas with zones of their own: each person is on their own today (their row's date); times stay the attendance zone's.
-    const ownDates = board.people.some((p) => p.date !== undefined && p.date !== board.date);
-    const zone = ownDates
-      ? `Times in ${currentSession().time_zone}. People of areas with a time zone of their own are on their own today, in their zone.`
-      : `Times in ${currentSession().time_zone}.`;
+    // Areas with zones of their own: each person is on their own today (their row's date), their times where they work.
+    const zones = new Set(board.people.map((p) => p.time_zone ?? currentSession().time_zone));
+    const zone =
+      zones.size > 1
+        ? `Each person’s times where they work (${[...zones].sort().join(', ')}), on their own today.`
+        : `Times in ${[...zones][0] ?? currentSession().time_zone}.`;
     this.asOf.textContent = this.live ? `As of ${hourMinute(board.as_of)}; updates as people punch. ${zone}` : `As of ${hourMinute(board.as_of)}. ${zone}`;
     for (const [key, el] of this.tileValues) el.textContent = figure(board.counts[key]);
     this.sayChanges();
