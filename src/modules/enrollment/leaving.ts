@@ -14,7 +14,7 @@
  * `takeOffEveryTerminal`, `clearWhatWasNotStored`; fleet/resync.ts). An enrollment station keeps
  * who walked up or was adopted there until a full resync.
  */
-import { inArray } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import type { CommandService, NewCommand } from '../commands';
@@ -23,7 +23,7 @@ import type { EnrolleeService } from '../enrollees';
 import { hasConsent, lastWithdrawnAt } from './consent-records';
 import { isBiometricType } from './kinds';
 import type { EnrollmentRuntime } from './runtime';
-import { templates } from './tables';
+import { templateSync, templates } from './tables';
 
 /** A person as far as leaving a terminal is concerned. */
 export interface Leaver {
@@ -75,10 +75,24 @@ async function storedParts(q: Queryable, enrolleeIds: readonly string[]): Promis
   return out;
 }
 
-/** Whether the service holds every part of a kind it keeps that this terminal's user holds. */
-async function holdsWhatTerminalHolds(q: Queryable, enrolleeId: string, user: Pick<HeldUser, 'biometrics'>): Promise<boolean> {
+/**
+ * Whether the service holds what this terminal's user holds: every part of a kind it keeps that
+ * the user is known to hold, and at least one template of theirs the terminal itself gave or
+ * confirmed (its sync row there held). A user's parts are known only from what the terminal
+ * uploaded: an empty list says nothing, and taken as "nothing to hold" it let the delete go out
+ * when the terminal answered the query before its upload arrived (an upload refused under load
+ * and sent again later), deleting the only copy. A user with no fingerprint at all (a card only)
+ * therefore stays until a full resync.
+ */
+async function holdsWhatTerminalHolds(q: Queryable, enrolleeId: string, deviceId: string, user: Pick<HeldUser, 'biometrics'>): Promise<boolean> {
+  const [fromThere] = await q
+    .select({ id: templates.id })
+    .from(templates)
+    .innerJoin(templateSync, eq(templateSync.templateId, templates.id))
+    .where(and(eq(templates.enrolleeId, enrolleeId), eq(templateSync.deviceId, deviceId), isNotNull(templateSync.heldVersion)))
+    .limit(1);
+  if (!fromThere) return false;
   const parts = keptParts(user);
-  if (parts.length === 0) return true;
   const stored = (await storedParts(q, [enrolleeId])).get(enrolleeId) ?? new Set();
   return parts.every((p) => stored.has(p));
 }
@@ -228,7 +242,7 @@ export class ScopeLeaving {
     if (person?.status !== 'active') return false;
     // Back in its scope meanwhile (a move undone), or made an enrollment station: they stay.
     if (!(await this.leavingFrom(w.tx, person.id, [deviceId])).has(deviceId)) return false;
-    if (!(await holdsWhatTerminalHolds(w.tx, person.id, user))) return false;
+    if (!(await holdsWhatTerminalHolds(w.tx, person.id, deviceId, user))) return false;
     await this.fanOut.removeFromDevices(w, [{ id: person.id, devicePin: pin }], [deviceId]);
     await noteOnDevice(
       w.tx,
