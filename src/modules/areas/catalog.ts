@@ -150,8 +150,12 @@ export class AreaCatalog {
       const zoneChanged = next.timeZone !== row.timeZone;
       const details = zoneChanged ? { name: next.name, time_zone: { from: row.timeZone, to: next.timeZone } } : { name: next.name };
       await audit(tx, now, { actor: by, action: 'area.updated', targetType: 'area', targetId: row.name, details });
-      if (zoneChanged) await this.zoneParts?.changed(w, row.id, by);
-      return { ...(await this.view(tx, next)), people_in_several_zones: (await this.zoneParts?.peopleInSeveralZones(tx, row.id)) ?? 0 };
+      const inSeveral = (await this.zoneParts?.peopleInSeveralZones(tx, row.id)) ?? 0;
+      // A zoned area renamed may now come first by name, or no longer, for people in areas of two
+      // zones (calendar/plan.ts `zoneOfAreas`): their days follow, as after a change of its zone.
+      const renamedZoned = next.name !== row.name && next.timeZone !== null && inSeveral > 0;
+      if (zoneChanged || renamedZoned) await this.zoneParts?.changed(w, row.id, by);
+      return { ...(await this.view(tx, next)), people_in_several_zones: inSeveral };
     });
   }
 

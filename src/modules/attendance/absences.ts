@@ -156,7 +156,9 @@ export class Absences {
     };
     const ids = chunk.map((e) => e.id);
     const { people, planner } = await this.calendar.plannerFor(w.tx, ids, from, to);
-    const starts = await this.startsOf(w.tx, ids, from);
+    // An enrolment's date is read where the person works (their zone on it: calendar/plan.ts).
+    const dates = new Map(ids.map((id, i) => [id, planner.datesOf(people[i]!)]));
+    const starts = await this.startsOf(w.tx, ids, from, (id, at) => dates.get(id)?.(at) ?? localDateOf(at, this.attendance.timeZone));
     let counted = 0;
     let lockedDates = 0;
     const rows: AttendanceDayRow[] = [];
@@ -182,13 +184,13 @@ export class Absences {
   /**
    * The date each person's attendance starts, for those enrolled after `from` (anyone enrolled
    * before counts from `from` anyway): the earliest of their enrolment's date, their first day
-   * with punches and the first day of a schedule assigned to them alone.
+   * with punches and the first day of a schedule assigned to them alone. `dateOf`: an instant's
+   * date for a person (in their zone).
    */
-  private async startsOf(q: Queryable, ids: readonly string[], from: string): Promise<Map<string, string>> {
-    const zone = this.attendance.timeZone;
+  private async startsOf(q: Queryable, ids: readonly string[], from: string, dateOf: (id: string, at: number) => string): Promise<Map<string, string>> {
     const starts = new Map<string, string>();
     for (const [id, row] of await this.enrollees.byIds(q, ids)) {
-      const enrolled = localDateOf(row.createdAt, zone);
+      const enrolled = dateOf(id, row.createdAt);
       if (enrolled > from) starts.set(id, enrolled);
     }
     const late = [...starts.keys()];

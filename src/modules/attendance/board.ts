@@ -226,23 +226,40 @@ export class TodayBoard {
    * still runs. Reports read that day as `in_now`, not as a missing punch, until the window ends.
    */
   async stillInFromLastNight(): Promise<ReadonlySet<string>> {
-    const today = this.attendance.today();
-    const yesterday = addDays(today, -1);
     await this.attendance.follower.catchUp();
+    // Each person's last night is their zone's (README "Time zones"): the people of one zone together.
+    const zoneOf = await this.calendar.currentZones(this.ctx.db.orm);
+    const roster = await this.enrollees.roster.read();
+    const stillIn = new Set<string>();
+    for (const zone of new Set([this.attendance.timeZone, ...roster.map((p) => zoneOf(p.id))])) {
+      for (const id of await this.stillInIn(
+        zone,
+        roster.filter((p) => zoneOf(p.id) === zone),
+      ))
+        stillIn.add(id);
+    }
+    return stillIn;
+  }
+
+  /** Of these people (of one zone), those still in from last night's shift there. */
+  private async stillInIn(zone: string, roster: readonly RosterEntry[]): Promise<string[]> {
+    const now = this.ctx.clock.now();
+    const today = localDateOf(now, zone);
+    const yesterday = addDays(today, -1);
     const open = await this.daysOn(yesterday, { openOnly: true });
-    if (open.size === 0) return new Set();
+    if (open.size === 0 || roster.length === 0) return [];
     const todays = await this.daysOn(today);
     const people = await this.datedPersons(
-      (await this.enrollees.roster.read()).filter((p) => open.has(p.id)),
+      roster.filter((p) => open.has(p.id)),
       yesterday,
     );
     const planner = await this.calendar.plannerOf(this.ctx.db.orm, people, yesterday, yesterday);
-    const when = { now: this.ctx.clock.now(), dayStart: dayBounds(today, this.attendance.timeZone).start };
+    const when = { now, dayStart: dayBounds(today, zone).start };
     const slackMs = this.ctx.settings.ATTENDANCE_SHIFT_SLACK;
-    const stillIn = new Set<string>();
+    const stillIn: string[] = [];
     for (const person of people) {
       const [plan] = planner.plans(person, yesterday, yesterday);
-      if (plan && runningEntry(plan, open.get(person.id) ?? null, todays.get(person.id) ?? null, when, slackMs)?.inNow) stillIn.add(person.id);
+      if (plan && runningEntry(plan, open.get(person.id) ?? null, todays.get(person.id) ?? null, when, slackMs)?.inNow) stillIn.push(person.id);
     }
     return stillIn;
   }

@@ -67,7 +67,10 @@ export const DAILY_COLUMNS: Column[] = [
 
 /** What is open right now: today's date, and who is still in from last night's shift (the Today board's). */
 export interface OpenNow {
-  today: string;
+  /** Today where each person works (their zone's date now: README "Time zones"). */
+  todayOf(enrolleeId: string): string;
+  /** Every person's today there is: one date while no area has a zone of its own. */
+  todays: readonly string[];
   /** Enrollees whose day of yesterday is still open on the board (attendance/board.ts `stillInFromLastNight`). */
   lastNight: ReadonlySet<string>;
 }
@@ -79,7 +82,8 @@ export interface OpenNow {
  */
 export function shownStatus(day: Pick<AttendanceDayRow, 'status' | 'date' | 'enrolleeId'>, open: OpenNow): string {
   if (day.status !== 'incomplete') return day.status;
-  const stillIn = day.date === open.today || (open.lastNight.has(day.enrolleeId) && day.date === addDays(open.today, -1));
+  const today = open.todayOf(day.enrolleeId);
+  const stillIn = day.date === today || (open.lastNight.has(day.enrolleeId) && day.date === addDays(today, -1));
   return stillIn ? 'in_now' : day.status;
 }
 
@@ -327,6 +331,16 @@ export function exceptionsOf(day: AttendanceDayRow, person: Person, kinds: Reado
   }));
 }
 
+/** The days still open now: everyone's of a today there is, and last night's of those still in, by their yesterday. */
+function openDays(open: OpenNow): { date: string; enrollees?: string[] }[] {
+  const lastNight = new Map<string, string[]>();
+  for (const id of open.lastNight) {
+    const yesterday = addDays(open.todayOf(id), -1);
+    lastNight.set(yesterday, [...(lastNight.get(yesterday) ?? []), id]);
+  }
+  return [...open.todays.map((date) => ({ date })), ...[...lastNight].map(([date, enrollees]) => ({ date, enrollees }))];
+}
+
 /**
  * What makes a day a row of each kind asked, as exceptionsOf decides, for counting the rows
  * before they are drawn (a PDF past its limit is refused first): a day still open (today's, or
@@ -337,7 +351,7 @@ export function exceptionTests(kinds: ReadonlySet<ExceptionKind>, open: OpenNow)
     late: { flag: 'late' },
     early_leave: { flag: 'early_leave' },
     absent: { status: 'absent' },
-    missing_punch: { status: 'incomplete', except: [{ date: open.today }, { date: addDays(open.today, -1), enrollees: [...open.lastNight] }] },
+    missing_punch: { status: 'incomplete', except: openDays(open) },
     overtime: { overtime: true },
     unconfirmed_terminal: { flag: UNCONFIRMED_TERMINAL },
     clock_ahead: { flag: CLOCK_AHEAD },

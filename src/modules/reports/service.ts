@@ -9,7 +9,7 @@ import { FpaError } from '../../platform/errors';
 import { Pacer } from '../../platform/event-loop';
 import type { Caller } from '../../platform/http/caller';
 import { compareKeys, nameKey } from '../../platform/name-key';
-import { addDays, dayBounds, requireDate, requireOrdered } from '../../platform/time/dates';
+import { addDays, dayBounds, localDateOf, requireDate, requireOrdered } from '../../platform/time/dates';
 import { formatLocalWallTime } from '../../platform/time/zone';
 import type { AreaCatalog } from '../areas';
 import type { AttendanceDayRow, AttendanceService, CountedPunch, LiveDay, Reports, SummaryView, TodayBoard } from '../attendance';
@@ -109,10 +109,15 @@ export class ReportService {
    * yesterday) who is still in from last night's shift.
    */
   private async openNow(from: string, to: string): Promise<OpenNow> {
-    const today = this.deps.attendance.today();
-    const yesterday = addDays(today, -1);
-    const lastNight = from <= yesterday && yesterday <= to ? await this.deps.board.stillInFromLastNight() : new Set<string>();
-    return { today, lastNight };
+    const now = this.ctx.clock.now();
+    const { zones } = await this.deps.attendance.zones.todays();
+    const todays = [...new Set(zones.map((z) => localDateOf(now, z)))].sort();
+    // Each person's today where they work (their areas' zone, else the attendance zone).
+    const zoneOf = todays.length > 1 ? await this.deps.attendance.zones.currentZones() : () => this.zone;
+    const todayOf = (id: string) => localDateOf(now, zoneOf(id));
+    const yesterdays = todays.map((d) => addDays(d, -1));
+    const lastNight = yesterdays.some((y) => from <= y && y <= to) ? await this.deps.board.stillInFromLastNight() : new Set<string>();
+    return { todayOf, todays, lastNight };
   }
 
   private get zone(): string {
@@ -128,18 +133,18 @@ export class ReportService {
 
   /** `reports/daily`: everyone in scope on one date, by name; people without a day yet show `no_record`. */
   async daily(query: { date?: string; area?: string }, caller: Who): Promise<ReportDocument> {
-    const today = this.deps.attendance.today();
-    const date = query.date ? requireDate(query.date, 'date') : today;
+    const date = query.date ? requireDate(query.date, 'date') : this.deps.attendance.today();
     const scope = await scopeOf(this.deps.areas, caller, query.area);
-    // Today, someone without a day yet is where the Today board puts them on today's own shift: not
-    // due yet, not in yet, on leave… (a night still running from yesterday is yesterday's row).
-    const live = date === today ? await this.deps.board.live({ date, scope: caller.areas, area: query.area }) : new Map<string, LiveDay>();
+    const open = await this.openNow(date, date);
+    // Today (where the person works), someone without a day yet is where the Today board puts them
+    // on today's own shift: not due yet, not in yet, on leave… (a night still running from
+    // yesterday is yesterday's row).
+    const live = open.todays.includes(date) ? await this.deps.board.live({ date, scope: caller.areas, area: query.area }) : new Map<string, LiveDay>();
     const days = new Map<string, AttendanceDayRow>();
     for await (const page of this.deps.days.days({ from: date, to: date }, DAYS_PER_PAGE, this.deps.days.inScope(scope.members, 'person')))
       for (const d of page) days.set(d.enrolleeId, d);
     const active = await this.deps.enrollees.activeCreatedBefore(this.ctx.db.orm, dayBounds(date, this.zone).end);
     const people = await new People(this.ctx, this.deps.enrollees).of([...new Set([...active.map((a) => a.id), ...days.keys()])]);
-    const open = await this.openNow(date, date);
     // By name as every list of people (ignoring case and accents: platform/name-key.ts), then employee.
     const keys = new Map([...people].map(([id, p]) => [id, nameKey(p.name)]));
     const sorted = [...people]
@@ -150,7 +155,7 @@ export class ReportService {
     // Each person's times in their own zone (their areas', else the attendance zone).
     const zoneOf = await this.deps.attendance.zones.zonesFor(sorted.map(([id]) => id));
     for (const [id, person] of sorted) {
-      rows.push(dailyRow(date, person, days.get(id) ?? null, zoneOf(id, date), { open, live: live.get(id) }));
+      rows.push(dailyRow(date, person, days.get(id) ?? null, zoneOf(id, date), { open, live: date === open.todayOf(id) ? live.get(id) : undefined }));
       await pacer.turn();
     }
     const sheet: Sheet = { name: date, details: [], columns: DAILY_COLUMNS, rows };

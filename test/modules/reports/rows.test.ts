@@ -29,7 +29,11 @@ const MIN = 60_000;
 const H = 60 * MIN;
 const ZONE = 'UTC';
 /** “Today” for the rows: after every date of these tests, so an open day is a missing punch. */
-const LATER: OpenNow = { today: '2027-01-01', lastNight: new Set() };
+/** What is open when today is `today` for everyone (one zone), and who is still in from last night. */
+function openOn(today: string, lastNight: ReadonlySet<string>): OpenNow {
+  return { todayOf: () => today, todays: [today], lastNight };
+}
+const LATER: OpenNow = openOn('2027-01-01', new Set());
 const at = (date: string, time: string) => Date.parse(`${date}T${time}:00Z`);
 const person = { employee: 'E7', name: 'Ada Park', areas: ['plant', 'yard'] };
 
@@ -83,38 +87,32 @@ describe('exceptions', () => {
 
   test('an open day of today is someone still in: no missing punch until the date is past', () => {
     const open = day('2026-02-10', ['07:58']);
-    expect(exceptionsOf(open, person, ALL, ZONE, { today: '2026-02-10', lastNight: new Set() })).toEqual([]);
-    expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, { open: { today: '2026-02-10', lastNight: new Set() } }).cells, 'status')).toBe(
-      'in_now',
-    );
-    expect(cell(TIMESHEET_COLUMNS, timesheetRow('2026-02-10', person, open, [], ZONE, { today: '2026-02-10', lastNight: new Set() }).cells, 'status')).toBe(
-      'in_now',
-    );
+    expect(exceptionsOf(open, person, ALL, ZONE, openOn('2026-02-10', new Set()))).toEqual([]);
+    expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, { open: openOn('2026-02-10', new Set()) }).cells, 'status')).toBe('in_now');
+    expect(cell(TIMESHEET_COLUMNS, timesheetRow('2026-02-10', person, open, [], ZONE, openOn('2026-02-10', new Set())).cells, 'status')).toBe('in_now');
     expect(words('status', 'in_now')).toBe('In, no out yet');
-    expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, { open: { today: '2026-02-11', lastNight: new Set() } }).cells, 'status')).toBe(
-      'incomplete',
-    );
+    expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, { open: openOn('2026-02-11', new Set()) }).cells, 'status')).toBe('incomplete');
   });
 
   test('last night’s open day is someone still in while the board carries them, a missing punch after', () => {
     const open = day('2026-02-10', ['21:58']);
-    const carried: OpenNow = { today: '2026-02-11', lastNight: new Set(['id-1']) };
+    const carried: OpenNow = openOn('2026-02-11', new Set(['id-1']));
     const missing = new Set(['missing_punch'] as const);
     expect(exceptionsOf(open, person, missing, ZONE, carried)).toEqual([]);
     expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, { open: carried }).cells, 'status')).toBe('in_now');
     expect(cell(TIMESHEET_COLUMNS, timesheetRow('2026-02-10', person, open, [], ZONE, carried).cells, 'status')).toBe('in_now');
     // The window closed (nobody carried), or someone else is carried: a missing punch.
-    const closed: OpenNow = { today: '2026-02-11', lastNight: new Set(['id-2']) };
+    const closed: OpenNow = openOn('2026-02-11', new Set(['id-2']));
     expect(exceptionsOf(open, person, missing, ZONE, closed).map((r) => cell(EXCEPTION_COLUMNS, r.cells, 'kind'))).toEqual(['missing_punch']);
     // Only yesterday's day is carried: an open day of two days ago is missing its punch.
-    expect(
-      cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, { open: { today: '2026-02-12', lastNight: new Set(['id-1']) } }).cells, 'status'),
-    ).toBe('incomplete');
+    expect(cell(DAILY_COLUMNS, dailyRow('2026-02-10', person, open, ZONE, { open: openOn('2026-02-12', new Set(['id-1'])) }).cells, 'status')).toBe(
+      'incomplete',
+    );
   });
 
   test('today, someone without a day is where the board puts them, with their schedule and the time it expects', () => {
     const row = dailyRow('2026-02-10', person, null, ZONE, {
-      open: { today: '2026-02-10', lastNight: new Set() },
+      open: openOn('2026-02-10', new Set()),
       live: { status: 'not_in_yet', schedule: 'day', expectedSeconds: 8 * 3600 },
     });
     expect(['status', 'schedule', 'worked_hours', 'expected_hours'].map((key) => cell(DAILY_COLUMNS, row.cells, key))).toEqual([
@@ -128,7 +126,7 @@ describe('exceptions', () => {
       cell(
         DAILY_COLUMNS,
         dailyRow('2026-02-10', person, null, ZONE, {
-          open: { today: '2026-02-10', lastNight: new Set() },
+          open: openOn('2026-02-10', new Set()),
           live: { status: 'late', schedule: 'night', expectedSeconds: 0 },
         }).cells,
         'status',
