@@ -114,6 +114,8 @@ describe('Files in the console', () => {
     await choose(join(dir, 'accents.csv'));
     await page.getByText('the largest that can be imported here is 1 MB', { exact: false }).waitFor();
     await go('#/punches/import', 'Import punches');
+    // Its example says where a bare time is read: the person's zone (an area's own, else the attendance zone).
+    await page.getByText('a time without its offset is read in the person’s time zone: their area’s, else', { exact: false }).waitFor();
     await choose(join(dir, 'big.csv'));
     await page.getByText('the largest that can be imported here is 1 MB', { exact: false }).waitFor();
     // A terminal's USB file: up to 10 MB.

@@ -142,8 +142,13 @@ async function open(page: Page, hash: string): Promise<void> {
   }, hash);
   await page.waitForFunction(() => document.querySelector('main h1') && !document.querySelector('main .loading'));
   await page.waitForTimeout(300);
-  // A box that scrolls is made a region once it has been laid out (a resize observer): given a
-  // moment, or the findings say which one is not.
+}
+
+/**
+ * A box that scrolls is made a region once it has been laid out (a resize observer): given a
+ * moment, or the findings say which one is not. A part drawn just now (a day's panel) too.
+ */
+async function scrollingBoxesMarked(page: Page): Promise<void> {
   await page
     .waitForFunction(
       () => Array.from(document.querySelectorAll<HTMLElement>('.table-wrap')).every((w) => w.scrollWidth <= w.clientWidth + 1 || w.hasAttribute('tabindex')),
@@ -165,7 +170,8 @@ interface Findings {
 }
 
 /** What is wrong with the page on screen, for a phone. */
-function findings(page: Page, name: string): Promise<Findings> {
+async function findings(page: Page, name: string): Promise<Findings> {
+  await scrollingBoxesMarked(page);
   return page.evaluate((pageName) => {
     const TARGETS = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [tabindex="0"], [role=button]';
     const visible = (el: Element) => {

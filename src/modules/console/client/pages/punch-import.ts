@@ -56,11 +56,14 @@ export async function punchImportPage(main: HTMLElement): Promise<undefined> {
   return undefined;
 }
 
-/** What such a file looks like, labelled as an example (on a phone its lines scroll, by keyboard too); times without a zone are the company's. */
+/**
+ * What such a file looks like, labelled as an example (on a phone its lines scroll, by keyboard
+ * too); a time without an offset is read where its person works (README "Time zones").
+ */
 function exampleFile(): HTMLElement[] {
   const zone = currentSession().time_zone;
   return [
-    h('p', { class: 'muted' }, `An example of such a file (times in ${zone}, or with their offset):`),
+    h('p', { class: 'muted' }, `An example of such a file (a time without its offset is read in the person’s time zone: their area’s, else ${zone}):`),
     scrollsSideways(
       h(
         'pre',
