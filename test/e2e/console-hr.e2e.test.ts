@@ -147,8 +147,8 @@ describe('HR at a glance in the console', () => {
     await go('#/punches', 'Punches');
     await page.getByRole('link', { name: 'import a CSV file' }).click();
     await page.getByRole('heading', { level: 1, name: 'Import punches' }).waitFor();
-    // The example names the zone the times are read in.
-    await page.getByText(`times in ${ZONE}`, { exact: false }).waitFor();
+    // The example names the zone the times are read in (the person's: their area's, else this one).
+    await page.getByText(`their area’s, else ${ZONE}`, { exact: false }).waitFor();
     const csv = ['employee,at,state', 'E-101,2026-11-02 08:01,0', 'E-101,2026-11-02 17:05,1', 'E-101,2026-11-02 17:05,1', 'E-999,2026-11-02 08:00,0'].join(
       '\n',
     );
