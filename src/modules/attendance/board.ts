@@ -126,7 +126,7 @@ export class TodayBoard {
     // one zone read together; the board's date is the area's today with `area`, else the attendance zone's.
     const areaZone = query.area === undefined ? null : [...zones.values()].find((a) => a.name === query.area)?.zone;
     const boardZone = areaZone ?? fallback;
-    const zoneOfPerson = new Map((await this.enrollees.roster.read()).map((p) => [p.id, zoneOfAreas(p.areaIds, zones) ?? fallback]));
+    const zoneOfPerson = await this.zonesNow();
     const parts = [];
     for (const zone of new Set([boardZone, ...zoneOfPerson.values()])) {
       parts.push(await this.readIn(query, options, { zone, now, only: (id) => (zoneOfPerson.get(id) ?? boardZone) === zone }));
@@ -228,17 +228,28 @@ export class TodayBoard {
   async stillInFromLastNight(): Promise<ReadonlySet<string>> {
     await this.attendance.follower.catchUp();
     // Each person's last night is their zone's (README "Time zones"): the people of one zone together.
-    const zoneOf = await this.calendar.currentZones(this.ctx.db.orm);
+    const zoneOf = await this.zonesNow();
     const roster = await this.enrollees.roster.read();
     const stillIn = new Set<string>();
-    for (const zone of new Set([this.attendance.timeZone, ...roster.map((p) => zoneOf(p.id))])) {
+    for (const zone of new Set([this.attendance.timeZone, ...zoneOf.values()])) {
       for (const id of await this.stillInIn(
         zone,
-        roster.filter((p) => zoneOf(p.id) === zone),
+        roster.filter((p) => zoneOf.get(p.id) === zone),
       ))
         stillIn.add(id);
     }
     return stillIn;
+  }
+
+  /**
+   * Each person's zone now, by enrollee (calendar/plan.ts `zoneOfAreas` over the cached roster's
+   * areas, else ATTENDANCE_TIME_ZONE): what the board, last night's check and the reports'
+   * "today" group people by.
+   */
+  async zonesNow(): Promise<Map<string, string>> {
+    const zones = await this.calendar.areaZones(this.ctx.db.orm);
+    const fallback = this.attendance.timeZone;
+    return new Map((await this.enrollees.roster.read()).map((p) => [p.id, zoneOfAreas(p.areaIds, zones) ?? fallback]));
   }
 
   /** Of these people (of one zone), those still in from last night's shift there. */

@@ -19,11 +19,6 @@ export class AttendanceZones {
     return this.calendar.zonesFor(q, enrolleeIds);
   }
 
-  /** Each person's zone now (their areas' today, else ATTENDANCE_TIME_ZONE): calendar `currentZones`. */
-  currentZones(q: Queryable = this.ctx.db.orm): Promise<(enrolleeId: string) => string> {
-    return this.calendar.currentZones(q);
-  }
-
   /**
    * Today in the zones attendance uses (ATTENDANCE_TIME_ZONE and the areas' own): `earliest` in
    * the westmost (a date before it is over everywhere), `latest` in the eastmost (a date from it

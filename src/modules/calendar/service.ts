@@ -31,7 +31,6 @@ import {
   Planner,
   type ScheduleDef,
   zoneOf,
-  zoneOfAreas,
   zonesOfAreas,
 } from './plan';
 import type { CalendarRuntime } from './runtime';
@@ -155,21 +154,6 @@ export class CalendarService {
       const person = people.get(id);
       return person ? zoneOf(person, date, zones, fallback) : fallback;
     };
-  }
-
-  /**
-   * Each person's zone now (the zone of their areas today), as a lookup: only the people of zoned
-   * areas are read, everyone else is in ATTENDANCE_TIME_ZONE. What asks for everyone's "today"
-   * at once (the reports) uses it.
-   */
-  async currentZones(q: Queryable): Promise<(enrolleeId: string) => string> {
-    const fallback = this.ctx.settings.ATTENDANCE_TIME_ZONE;
-    const zones = await areaZones(q);
-    if (zones.size === 0) return () => fallback;
-    const zoned = await this.enrollees.membership.idsInAreas(q, [...zones.keys()]);
-    const areas = await this.enrollees.membership.areaIdsByEnrollee(q, zoned);
-    const of = new Map(zoned.map((id) => [id, zoneOfAreas(areas.get(id) ?? [], zones) ?? fallback]));
-    return (id) => of.get(id) ?? fallback;
   }
 
   /** The areas with a time zone of their own, by id (none: everyone is judged in ATTENDANCE_TIME_ZONE). */

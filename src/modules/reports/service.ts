@@ -113,8 +113,8 @@ export class ReportService {
     const { zones } = await this.deps.attendance.zones.todays();
     const todays = [...new Set(zones.map((z) => localDateOf(now, z)))].sort();
     // Each person's today where they work (their areas' zone, else the attendance zone).
-    const zoneOf = todays.length > 1 ? await this.deps.attendance.zones.currentZones() : () => this.zone;
-    const todayOf = (id: string) => localDateOf(now, zoneOf(id));
+    const zoneOf = todays.length > 1 ? await this.deps.board.zonesNow() : new Map<string, string>();
+    const todayOf = (id: string) => localDateOf(now, zoneOf.get(id) ?? this.zone);
     const yesterdays = todays.map((d) => addDays(d, -1));
     const lastNight = yesterdays.some((y) => from <= y && y <= to) ? await this.deps.board.stillInFromLastNight() : new Set<string>();
     return { todayOf, todays, lastNight };
