@@ -103,6 +103,47 @@ describe('focus', () => {
     await importNow.waitFor({ state: 'hidden' });
     expect(await focused(page)).toBe('H2:Choose the file');
   });
+
+  test('a field used while the rest of the page still loads keeps the focus; untouched, the new page’s heading takes it', async () => {
+    await goTo(page, '#/people', 'People');
+    // The punch list answers late, as on a loaded server: the page's top is drawn, the list not yet.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const list = (url: URL) => url.pathname === '/api/fingerprint/v1/punches/' && url.searchParams.get('limit') === '200';
+    await page.route(list, async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      await goTo(page, '#/punches', 'Punches');
+      const who = page.getByRole('region', { name: 'Find punches' }).getByRole('combobox', { name: 'Person' });
+      await who.fill('pia');
+      await page
+        .getByRole('listbox')
+        .getByRole('option', { name: /Pia Picker/ })
+        .waitFor();
+      const answered = page.waitForResponse((response) => list(new URL(response.url())));
+      release();
+      await answered;
+      // The router's last step, once the page is drawn whole: the window's title.
+      await page.waitForFunction(() => document.title.startsWith('Punches'));
+      // The page finished loading after the person went into it: the heading did not take the focus.
+      expect(await who.evaluate((el) => el === document.activeElement)).toBe(true);
+      await who.fill('piet');
+      await page
+        .getByRole('listbox')
+        .getByRole('option', { name: /Piet Picker/ })
+        .waitFor();
+    } finally {
+      release();
+      await page.unroute(list);
+    }
+    await goTo(page, '#/people', 'People');
+    await page.waitForFunction(() => document.activeElement?.tagName === 'H1');
+    expect(await focused(page)).toBe('H1:People');
+  });
 });
 
 describe('smaller things', () => {

@@ -245,7 +245,11 @@ async function start(options: { focusFirstPage?: boolean } = {}): Promise<void> 
   let focusNext = options.focusFirstPage === true;
   const go = async () => {
     await route(main);
-    if (focusNext) (main.querySelector('h1') ?? main).focus();
+    // Not when the person is already in the new page (typing in a field drawn before the rest of
+    // it loaded): taking the focus then would drop what they type, and their search's answer.
+    const active = document.activeElement;
+    const inPage = active !== main && main.contains(active);
+    if (focusNext && !inPage) (main.querySelector('h1') ?? main).focus();
     focusNext = true;
   };
   current = go;
