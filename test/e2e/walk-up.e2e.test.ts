@@ -492,4 +492,44 @@ describe('walk-up by PIN in the ordinary flow', () => {
     expect((await own1.uploadTemplate('42', 5)).body).toBe('OK:1');
     expect((await stored(adopted.body.id)).some((t) => t.finger_index === 5)).toBe(true);
   });
+
+  test('an adopted PIN is theirs only where adopted or sent: a menu user of that PIN elsewhere keeps its fingers, inside their areas or not', async () => {
+    const home = await online('PIN5A', { existingUsers: [{ pin: '5', name: 'Five', fingers: [1] }] }, s);
+    expect((await home.post('cdata', { table: 'OPERLOG', Stamp: '5' }, userLine('5', 'Five'))).body).toBe('OK:1');
+    await drain(home);
+    await s.admin.post('/employees/', { id: 'P-5', name: 'Penny Five' });
+    const penny = await s.admin.post('/devices/PIN5A/users/5/adopt/', { employee: 'P-5' });
+    expect(penny.status).toBe(201);
+    await s.admin.post(`/enrollees/${penny.body.id}/consent/`, { version: 'v1', method: 'paper' });
+    await drain(home);
+    // Terminals of another area, their users asked for and none of them 5.
+    const [alone, together] = [new SimulatedTerminal({ url: s.url, sn: 'PIN5N' }), new SimulatedTerminal({ url: s.url, sn: 'PIN5M' })];
+    for (const t of [alone, together]) {
+      await t.handshake();
+      expect((await s.admin.post(`/devices/${t.sn}/approve/`, { areas: ['north'] })).status).toBe(200);
+      await drain(t);
+    }
+    // A finger enrolled at the menu, uploaded before its user (2.x sends them in either order) …
+    expect((await alone.post('cdata', { table: 'OPERLOG', Stamp: '6' }, `FP PIN=5\tFID=7\tSize=8\tValid=1\tTMP=${syntheticTemplate()}\n`)).body).toBe('OK:1');
+    // … or with it in one upload, the user's line first.
+    const both = `${userLine('5', 'Local five')}FP PIN=5\tFID=3\tSize=8\tValid=1\tTMP=${syntheticTemplate()}\n`;
+    expect((await together.post('cdata', { table: 'OPERLOG', Stamp: '6' }, both)).body).toBe('OK:2');
+    for (const [t, finger] of [
+      [alone, 7],
+      [together, 3],
+    ] as const) {
+      // Neither refused as Penny's out of her areas nor deleted: the terminal's own user's, counted there.
+      expect({ sn: t.sn, user: await userOn(t.sn, '5'), commands: await t.poll() }).toMatchObject({
+        sn: t.sn,
+        user: { enrolleeId: null, biometrics: { fingerprint: [finger] } },
+        commands: [],
+      });
+    }
+    expect((await stored(penny.body.id)).map((t) => t.finger_index)).toEqual([1]);
+    // In her area, where her record went (the ordinary walk-up), her finger is hers as before.
+    const south = await online('PIN5S', {}, s);
+    expect((await south.post('cdata', { table: 'OPERLOG', Stamp: '6' }, `FP PIN=5\tFID=8\tSize=8\tValid=1\tTMP=${syntheticTemplate()}\n`)).body).toBe('OK:1');
+    expect(await userOn('PIN5S', '5')).toMatchObject({ enrolleeId: penny.body.id });
+    expect((await stored(penny.body.id)).map((t) => t.finger_index).sort()).toEqual([1, 8]);
+  });
 });

@@ -149,9 +149,7 @@ export class RemoteEnrollment {
     const commands = await this.commands.lookups.ofSession(q, session.id, ENROLL_KINDS);
     const enroll = commands.find((c) => reachedTerminal(c) && Number(c.payload.fingerIndex) === part);
     if (!enroll) return null;
-    const user = await this.commands.lookups.lastUnderKeyBefore(q, deviceId, userCommandKey(enrollee.devicePin), enroll.id);
-    const userSent = user?.kind === 'add_user' && user.payload.enrollee === enrollee.id && reachedTerminal(user);
-    return { session, userSent };
+    return { session, userSent: await userRecordReached(q, this.commands, deviceId, enrollee, enroll.id) };
   }
 
   /**
@@ -299,6 +297,22 @@ async function openRemoteSessions(q: Tx, deviceId: string, now: number): Promise
     .from(enrollmentSessions)
     .where(and(eq(enrollmentSessions.kind, 'remote'), eq(enrollmentSessions.deviceId, deviceId), inArray(enrollmentSessions.status, [...OPEN_STATUSES])));
   return rows.filter((s) => s.expiresAt > now);
+}
+
+/**
+ * Whether the service's user record for this enrollee went to the terminal and still stands: the
+ * last user command under their PIN there (before the command `before`, when given) is their
+ * `add_user`, and it went out.
+ */
+export async function userRecordReached(
+  q: Queryable,
+  commands: CommandService,
+  deviceId: string,
+  enrollee: { id: string; devicePin: string },
+  before = Number.MAX_SAFE_INTEGER,
+): Promise<boolean> {
+  const user = await commands.lookups.lastUnderKeyBefore(q, deviceId, userCommandKey(enrollee.devicePin), before);
+  return user?.kind === 'add_user' && user.payload.enrollee === enrollee.id && reachedTerminal(user);
 }
 
 /** A command the terminal got and that still stands: sent, taken, or put back for a resend after it went out. */

@@ -52,7 +52,7 @@ import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
 import { deleteKey, userCommand } from './fan-out';
 import { leaveFetchOf, type ScopeLeaving } from './leaving';
-import type { RemoteEnrollment } from './remote-sessions';
+import { type RemoteEnrollment, userRecordReached } from './remote-sessions';
 import type { EnrollmentRuntime } from './runtime';
 import type { SessionRow } from './sessions';
 import type { TemplateStore } from './template-store';
@@ -276,6 +276,10 @@ export class WalkUpEnrollment {
   ): Promise<void> {
     if (held && (held.heldBefore || !person.pinAllocated)) throw new TerminalsOwnUser(asked);
     if ((await this.deps.commands.lookups.inventorySince(w.tx, device.id)) !== null) throw new TerminalsOwnUser(asked);
+    // An adopted PIN (not handed out: small numbers, common across a fleet) is theirs only where
+    // they were adopted (a linked user) or their user record went; anywhere else a user of that
+    // PIN is one made at the terminal's menu, its first finger often uploaded before its USER line.
+    if (!person.pinAllocated && !(await userRecordReached(w.tx, this.deps.commands, device.id, person))) throw new TerminalsOwnUser(asked);
   }
 
   private async mayEnrollHere(w: WriteContext, device: DeviceRow, enrolleeId: string): Promise<boolean> {
