@@ -56,6 +56,11 @@ export interface IngestResult {
   inserted: number;
   /** Lines already stored earlier (resends): acknowledged all the same. */
   duplicates: number;
+  /**
+   * Lines older than RETENTION_PUNCHES_DAYS (a clock reset's aside): acknowledged and not stored,
+   * so the purge holds against a terminal that sends its whole log again.
+   */
+  pastRetention: number;
   lastSequence: number | null;
 }
 
@@ -148,16 +153,18 @@ export class PunchService {
     this.ctx.uploads.mark();
     const receivedAt = this.ctx.clock.now();
     const lines = this.withinRetention(received, receivedAt);
+    const pastRetention = received.length - lines.length;
     if (lines.length === 0) {
       for (const listener of this.uploadListeners) listener(device, received);
-      return { inserted: 0, duplicates: received.length, lastSequence: null };
+      return { inserted: 0, duplicates: 0, pastRetention, lastSequence: null };
     }
     const rows = await this.uploads.submit({ device, lines, receivedAt, ...(options.by ? { by: options.by } : {}) });
     this.ctx.metrics.punchesIngested.inc(rows.length);
     for (const listener of this.uploadListeners) listener(device, received);
     return {
       inserted: rows.length,
-      duplicates: received.length - rows.length,
+      duplicates: lines.length - rows.length,
+      pastRetention,
       lastSequence: rows.length > 0 ? rows[rows.length - 1]!.sequence : null,
     };
   }

@@ -11,6 +11,7 @@
  */
 
 import { localWallTimeToUtc, resolutionFlags, timeZoneOffsetMinutes } from '../../platform/time/zone';
+import { counted } from '../../platform/words';
 import type { AttlogRecord, LineError } from '../../protocol/adms';
 import { type DeviceRow, type DeviceService, noteOnDevice } from '../devices';
 import type { IncomingPunch, IngestResult, PunchService } from '../punches';
@@ -197,11 +198,35 @@ export class AttendanceIngest {
     }
     const result = await this.punches.ingest(device, punches);
     await this.logMalformed(device, table, bad);
+    if (result.pastRetention > 0) await this.logPastRetention(device, table, punches, now);
     // Punches from an unconfirmed address say nothing about the approved terminal's clock, nor
     // does a batch holding punches already stored: a resend or a re-upload (DATA QUERY ATTLOG)
     // of records made minutes ago would read as a slow clock.
     if (flags.length === 0 && result.duplicates === 0) await this.measureDrift(device, punches, now);
-    return { ...result, accepted: result.inserted + result.duplicates };
+    return { ...result, accepted: result.inserted + result.duplicates + result.pastRetention };
+  }
+
+  /**
+   * Punches older than the retention horizon are acknowledged and not stored (the purge would
+   * only take them again): said in the terminal's log, how many and of which dates, so a
+   * terminal back after months away, or a re-upload reaching that far, loses none silently.
+   */
+  private async logPastRetention(device: DeviceRow, table: string, punches: IncomingPunch[], now: number): Promise<void> {
+    const kept = new Set(this.punches.withinRetention(punches, now));
+    const old = punches.filter((p) => !kept.has(p)).map((p) => p.punchedAt);
+    const [oldest, newest] = [Math.min(...old), Math.max(...old)].map((ms) => new Date(ms).toISOString());
+    const days = this.ctx.settings.RETENTION_PUNCHES_DAYS;
+    await this.ctx.db.write(({ tx }) =>
+      noteOnDevice(
+        tx,
+        device.id,
+        'punches_past_retention',
+        `${table}: ${counted(old.length, 'punch', 'punches')} older than RETENTION_PUNCHES_DAYS (${days} days) acknowledged and not stored: the retention purge keeps nothing older`,
+        { table, count: old.length, oldest, newest, retention_days: days },
+        now,
+      ),
+    );
+    this.ctx.log.warn('terminal sent punches past the retention horizon: not stored', { device: device.serialNumber, table, count: old.length });
   }
 
   /**

@@ -13,6 +13,7 @@ export const TERMINAL_SETTINGS = [
   'ADMS_URL_PREFIX',
   'BIOMETRIC_TYPES',
   'DEVICE_CLOCK_DRIFT_MAX',
+  'RETENTION_PUNCHES_DAYS',
 ] as const satisfies readonly (keyof Settings)[];
 
 export type TerminalRuntime = ModuleRuntime<(typeof TERMINAL_SETTINGS)[number]>;

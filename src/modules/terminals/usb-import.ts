@@ -142,6 +142,8 @@ export class UsbImport {
         const stored = await this.punches.ingest(device, batch, { by });
         result.imported += stored.inserted;
         result.duplicates += stored.duplicates;
+        // Past the horizon since the file was checked (a purge ran meanwhile): too old after all.
+        result.too_old += stored.pastRetention;
       }
     } finally {
       if (result.imported > 0) await this.audit(device, result, by);

@@ -45,7 +45,7 @@ describe('punches out: events and polling', () => {
 
     // A resend of the same lines is a duplicate: stored once, announced once.
     const again = await ingest(server, device, lines);
-    expect(again).toEqual({ inserted: 0, duplicates: 2, lastSequence: null });
+    expect(again).toEqual({ inserted: 0, duplicates: 2, pastRetention: 0, lastSequence: null });
     expect((await postAttlog(server, 'EVT0001', lines)).status).toBe(200);
     expect(received).toHaveLength(2);
   });

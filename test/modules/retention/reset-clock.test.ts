@@ -10,6 +10,7 @@ import { attendanceDays, punches } from '../../../src/app/schema';
 import { createPeople, type Person } from '../../support/attendance';
 import { startTestServer, type TestServer } from '../../support/harness';
 import { approvedDevice, postAttlog, punchLines } from '../../support/punch-feed';
+import { deviceLog } from '../../support/terminals';
 
 const DAY = 86_400_000;
 let now = Date.parse('2026-05-10T09:00:00Z');
@@ -62,5 +63,26 @@ describe('punches of a clock that started over, and retention', () => {
     await purge();
     expect(await punchesOf()).toEqual([]);
     expect(await datesOf()).toEqual([]);
+  });
+
+  test('an upload’s punch older than the horizon is acknowledged, not stored, and said in the terminal’s log; the lines beside it are stored', async () => {
+    // A terminal back after two months away: one punch of its backlog past the thirty days, one within.
+    const [old] = punchLines(person.pin, 1, now - 45 * DAY);
+    const [recent] = punchLines(person.pin, 1, now - 2 * DAY);
+    const answer = await postAttlog(server, 'RESET001', [old!, recent!]);
+    expect(answer).toEqual({ status: 200, text: 'OK:2' });
+    expect(await punchesOf()).toEqual([recent!.localTime]);
+    expect((await deviceLog(server.fpa, 'RESET001', 'punches_past_retention')).map((e) => ({ message: e.message, details: e.details }))).toEqual([
+      {
+        message: 'ATTLOG: 1 punch older than RETENTION_PUNCHES_DAYS (30 days) acknowledged and not stored: the retention purge keeps nothing older',
+        details: {
+          table: 'ATTLOG',
+          count: 1,
+          oldest: new Date(old!.punchedAt).toISOString(),
+          newest: new Date(old!.punchedAt).toISOString(),
+          retention_days: 30,
+        },
+      },
+    ]);
   });
 });
