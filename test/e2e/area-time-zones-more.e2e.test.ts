@@ -157,3 +157,31 @@ describe('the absences job and a person enrolled in a zone ahead', () => {
     expect(await day('K-1', '2026-03-10')).toMatchObject({ status: 'absent' });
   });
 });
+
+describe('a move to another zone “from tomorrow”', () => {
+  test('today the person is where they were: on the board in their old area, its zone and its shift', async () => {
+    await created('/areas/', { name: 'mumbai3', time_zone: 'Asia/Kolkata' });
+    await created('/shift-assignments/', { schedule: 'Day', area: 'mumbai3', from: '2026-03-01' });
+    now = Date.parse('2026-04-05T12:00:00Z');
+    await created('/employees/', { id: 'V-1', name: 'Person V-1' });
+    const e = await created('/enrollees/', { employee: 'V-1', areas: ['mumbai3'] });
+    // Monday 6 April, 11:55Z: 17:25 in Mumbai, where V-1 came in at 09:15 IST; moved to New York from tomorrow.
+    now = Date.parse('2026-04-06T11:55:00Z');
+    expect((await server.admin.post('/punches/manual/', { enrollee: e.id, at: '2026-04-06T03:45:00Z', reason: 'test' })).status).toBe(201);
+    const moved = await server.admin.patch<{ areas: string[] }>(`/enrollees/${e.id}/`, { areas: ['newyork'] });
+    expect(moved.status).toBe(200);
+    type Board = {
+      people: { employee: string; date: string; time_zone?: string; areas: string[]; expected_start: string | null }[];
+      areas: { area: string }[];
+    };
+    const board = await server.admin.get<Board>('/attendance/today/');
+    expect(board.body.people.find((p) => p.employee === 'V-1')).toMatchObject({
+      date: '2026-04-06',
+      time_zone: 'Asia/Kolkata',
+      areas: ['mumbai3'],
+      expected_start: '2026-04-06T03:30:00.000Z',
+    });
+    const inArea = async (area: string) => (await server.admin.get<Board>(`/attendance/today/?area=${area}`)).body.people.some((p) => p.employee === 'V-1');
+    expect({ mumbai3: await inArea('mumbai3'), newyork: await inArea('newyork') }).toEqual({ mumbai3: true, newyork: false });
+  });
+});

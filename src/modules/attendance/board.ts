@@ -9,7 +9,8 @@ import { selectAsJson } from '../../platform/db/json-results';
 import { FpaError } from '../../platform/errors';
 import { compareKeys } from '../../platform/name-key';
 import { addDays, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
-import { type CalendarService, type DayPlan, type Person, zoneOfAreas } from '../calendar';
+import { areaNames } from '../areas';
+import { areasOn, type CalendarService, type DayPlan, type Person, zoneOfAreas } from '../calendar';
 import type { EnrolleeService, RosterEntry } from '../enrollees';
 import {
   addTo,
@@ -155,7 +156,7 @@ export class TodayBoard {
     const date = query.date ?? today;
     const { end } = dayBounds(date, zone);
     const stored = await this.daysOn(date);
-    const people = (await this.peopleOn(query, stored, end)).filter((p) => !at.only || at.only(p.id));
+    const people = (await this.peopleOn(query, stored, { date, end })).filter((p) => !at.only || at.only(p.id));
     // Today's board plans yesterday too: the night that began then may still be running (board-rules.ts `runningEntry`).
     const from = date === today && !options.ownShifts ? addDays(date, -1) : date;
     // The planner for everyone, with the areas of each date (the roster's, and the moves of those who moved).
@@ -229,7 +230,7 @@ export class TodayBoard {
     await this.attendance.follower.catchUp();
     // Each person's last night is their zone's (README "Time zones"): the people of one zone together.
     const zoneOf = await this.zonesNow();
-    const roster = await this.enrollees.roster.read();
+    const roster = await this.rosterOn(localDateOf(this.ctx.clock.now(), this.attendance.timeZone));
     const stillIn = new Set<string>();
     for (const zone of new Set([this.attendance.timeZone, ...zoneOf.values()])) {
       for (const id of await this.stillInIn(
@@ -242,14 +243,35 @@ export class TodayBoard {
   }
 
   /**
-   * Each person's zone now, by enrollee (calendar/plan.ts `zoneOfAreas` over the cached roster's
-   * areas, else ATTENDANCE_TIME_ZONE): what the board, last night's check and the reports'
-   * "today" group people by.
+   * Each person's zone now, by enrollee (calendar/plan.ts `zoneOfAreas` over the areas they are
+   * in today, else ATTENDANCE_TIME_ZONE): what the board, last night's check and the reports'
+   * "today" group people by. Today is ATTENDANCE_TIME_ZONE's, the zone moves are dated in: someone
+   * moved "from tomorrow" works today where they were.
    */
   async zonesNow(): Promise<Map<string, string>> {
     const zones = await this.calendar.areaZones(this.ctx.db.orm);
     const fallback = this.attendance.timeZone;
-    return new Map((await this.enrollees.roster.read()).map((p) => [p.id, zoneOfAreas(p.areaIds, zones) ?? fallback]));
+    const roster = await this.rosterOn(localDateOf(this.ctx.clock.now(), fallback));
+    return new Map(roster.map((p) => [p.id, zoneOfAreas(p.areaIds, zones) ?? fallback]));
+  }
+
+  /**
+   * The cached roster as it stands on `date`: the few with a move that takes effect after it
+   * carry the areas they have until then (a move made today "from tomorrow" counts from
+   * tomorrow), for the board's people, its counts by area and each person's zone alike. The
+   * roster itself holds the latest areas.
+   */
+  private async rosterOn(date: string): Promise<readonly RosterEntry[]> {
+    const q = this.ctx.db.orm;
+    const roster = await this.enrollees.roster.read();
+    const moved = await this.enrollees.membership.idsMovedAfter(q, date);
+    if (moved.length === 0) return roster;
+    const then = new Map((await this.calendar.people(q, moved)).map((p) => [p.id, areasOn(p, date)]));
+    const names = await areaNames(q, [...new Set([...then.values()].flat())]);
+    return roster.map((p) => {
+      const ids = then.get(p.id);
+      return ids ? { ...p, areaIds: ids, areaNames: ids.map((id) => names.get(id) ?? id) } : p;
+    });
   }
 
   /** Of these people (of one zone), those still in from last night's shift there. */
@@ -294,10 +316,16 @@ export class TodayBoard {
    * day stored on it (deactivated, enrolled since, or deleted since: the reports count their
    * days too), in the caller's areas (and the area asked for), by name.
    */
-  private async peopleOn(query: BoardQuery, stored: ReadonlyMap<string, BoardDay>, end: number): Promise<readonly RosterEntry[]> {
+  private async peopleOn(
+    query: BoardQuery,
+    stored: ReadonlyMap<string, BoardDay>,
+    { date, end }: { date: string; end: number },
+  ): Promise<readonly RosterEntry[]> {
     const shown = (p: RosterEntry) =>
       (query.scope.length === 0 || p.areaNames.some((a) => query.scope.includes(a))) && (query.area === undefined || p.areaNames.includes(query.area));
-    const roster = await this.enrollees.roster.read();
+    // Today's membership for today and the past ("Area membership is dated by its moves"); a later date's for a later date.
+    const today = localDateOf(this.ctx.clock.now(), this.attendance.timeZone);
+    const roster = await this.rosterOn(date > today ? date : today);
     let withDays = 0;
     const people = roster.filter((p) => {
       const hasDay = stored.has(p.id);

@@ -2,7 +2,7 @@
 export type { CalendarEvents } from './events';
 export { RosterResponse } from './model';
 export { ownScheduleStarts } from './own-schedules';
-export { type DayPlan, type Person, type Shift, zoneOfAreas } from './plan';
+export { areasOn, type DayPlan, type Person, type Shift, zoneOfAreas } from './plan';
 export { calendarRoutes } from './routes';
 export { CALENDAR_SETTINGS } from './runtime';
 export { scheduleRoutes } from './schedule-routes';
