@@ -7,13 +7,16 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
+import { runningClock } from '../support/clock';
 import { startTestServer, type TestServer } from '../support/harness';
 import { drain, type EnrolledPerson, personWithFingers } from '../support/terminals';
 
+/** Moved on a day when a move is to take effect. */
+const clock = runningClock();
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { clock });
   for (const name of ['siteA', 'siteB']) expect((await server.admin.post('/areas/', { name })).status).toBe(201);
 });
 afterAll(async () => {
@@ -156,17 +159,27 @@ describe('a resync takes the service’s people of other areas off a terminal', 
   });
 });
 
-describe('a person of other areas adopted on a terminal on purpose', () => {
-  test('stays through a plain resync (the terminal may hold their only fingerprints); a full resync takes them off', async () => {
+describe('a person of other areas adopted on a terminal', () => {
+  test('refused until they are given one of its areas; adopted then and moved out again, they stay through a plain resync (the terminal may hold their only fingerprints); a full resync takes them off', async () => {
     for (const name of ['door-area', 'home-area']) expect((await server.admin.post('/areas/', { name })).status).toBe(201);
     expect((await server.admin.post('/employees/', { id: 'RF-1', name: 'Visitor RF-1' })).status).toBe(201);
     const visitor = await server.admin.post('/enrollees/', { employee: 'RF-1', areas: ['home-area'] });
     expect(visitor.status).toBe(201);
     const t = new SimulatedTerminal({ url: server.url, sn: 'ADOPTED1', existingUsers: [{ pin: visitor.body.device_pin, name: 'Visitor' }] });
     await approvedInto(t, 'door-area');
+    // Linked out of their areas, they would be sent there and what the terminal holds of them refused as out of scope.
+    const refused = await server.admin.post(`/devices/ADOPTED1/users/${visitor.body.device_pin}/adopt/`, { enrollee: visitor.body.id });
+    expect({ status: refused.status, reason: refused.body.error?.details?.reason }).toEqual({ status: 409, reason: 'not_in_scope' });
+    expect(await drain(t)).toEqual([]);
+    expect((await server.admin.patch(`/enrollees/${visitor.body.id}/`, { areas: ['home-area', 'door-area'] })).status).toBe(200);
     const adopted = await server.admin.post(`/devices/ADOPTED1/users/${visitor.body.device_pin}/adopt/`, { enrollee: visitor.body.id });
     expect(adopted.status).toBe(201);
     await drain(t);
+    // Out of door-area again: adopted there, without consent nothing is fetched, so they stay.
+    expect((await server.admin.patch(`/enrollees/${visitor.body.id}/`, { areas: ['home-area'] })).status).toBe(200);
+    clock.advance(86_400_000);
+    expect((await server.admin.post('/jobs/follow-area-moves/run/', {})).status).toBe(200);
+    expect(await drain(t)).not.toContain(`DATA DELETE USERINFO PIN=${visitor.body.device_pin}`);
 
     expect((await server.admin.post('/devices/ADOPTED1/resync/', {})).status).toBe(200);
     expect(await drain(t)).not.toContain(`DATA DELETE USERINFO PIN=${visitor.body.device_pin}`);

@@ -119,6 +119,7 @@ export class Fleet {
             pin,
           });
         }
+        await this.refuseOutOfScope(w.tx, device, person.id);
         await this.deps.devices.users.link(w.tx, device.id, user.pin, person.id);
         // They were left off this terminal while it was a conflict: their record and templates go
         // now, BEFORE it is asked for the fingers it holds of them (adopted). A terminal runs a
@@ -189,6 +190,21 @@ export class Fleet {
     return this.deps.enrollees.changes.checkCardFree(this.ctx.db.orm, card, null).then(
       () => true,
       () => false,
+    );
+  }
+
+  /**
+   * Linked out of their areas, the service would send a person to the terminal and then refuse
+   * what it holds of them as out of scope (its own template among it): they are given one of the
+   * terminal's areas first, as everywhere else a person reaches a terminal.
+   */
+  private async refuseOutOfScope(q: Queryable, device: DeviceRow, enrolleeId: string): Promise<void> {
+    if (device.enrollmentStation) return;
+    if (await this.deps.enrollees.membership.sharesArea(q, enrolleeId, await this.deps.devices.areaIdsOf(q, device.id))) return;
+    throw new FpaError(
+      'conflict',
+      "the enrollee is not in this terminal's areas and it is not an enrollment station: give them one of its areas first (PATCH enrollees/{id}/), then adopt",
+      { enrollee: enrolleeId, reason: 'not_in_scope' },
     );
   }
 
