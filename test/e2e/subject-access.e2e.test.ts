@@ -6,6 +6,7 @@
  * person), with nothing biometric in it.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { syntheticTemplate } from '../../src/simulator/terminal';
 import { clientAs, startTestServer, type TestServer } from '../support/harness';
 
 let server: TestServer;
@@ -100,6 +101,11 @@ describe('a person’s consent history', () => {
     expect((await server.admin.post('/employees/', { id: 'SA-3', name: 'Una Berg' })).status).toBe(201);
     const gone = (await server.admin.post('/enrollees/', { employee: 'SA-3', areas: ['north'] })).body as { id: string };
     expect((await server.admin.post(`/enrollees/${gone.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+    for (const finger of [2, 6])
+      await server.fpa.service.storeTemplate(gone.id, finger, new Uint8Array(Buffer.from(syntheticTemplate(180), 'base64')), {
+        algorithmVersion: '10',
+        by: 'test',
+      });
     expect((await server.admin.delete(`/enrollees/${gone.id}/`)).status).toBe(204);
     expect((await server.admin.get(`/enrollees/${gone.id}/`)).status).toBe(404);
     const hr = await clientAs(server, 'hr', ['north']);
@@ -107,7 +113,7 @@ describe('a person’s consent history', () => {
     expect(history.status).toBe(200);
     const [record] = history.body.results as ConsentRecord[];
     // Deleting the person withdrew the consent: given, then ended, its fingerprints destroyed.
-    expect(record).toMatchObject({ version: 'v1', method: 'paper', given_by: 'admin@example.com', ended: 'withdrawn' });
+    expect(record).toMatchObject({ version: 'v1', method: 'paper', given_by: 'admin@example.com', ended: 'withdrawn', templates_destroyed: 2 });
     expect(record?.withdrawn_at).not.toBeNull();
     expect((await (await clientAs(server, 'hr', ['south'])).get(`/enrollees/${gone.id}/consents/`)).status).toBe(404);
   });

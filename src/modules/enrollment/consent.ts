@@ -77,13 +77,7 @@ export class ConsentService {
       const withdrawn = await this.endCurrent(w, enrollee.id, options.by, now);
       if (!withdrawn && !(await this.leftToWithdraw(w.tx, enrollee.id))) return { withdrawn: false, templates_destroyed: 0 };
       const destroyed = await this.templates.destroyTemplatesIn(w, enrollee, 'consent withdrawn', options.by, { at: now });
-      // Kept on the record so that whoever may read the person reads what the withdrawal did.
-      if (withdrawn) {
-        await w.tx
-          .update(consents)
-          .set({ templatesDestroyed: destroyed })
-          .where(and(eq(consents.enrolleeId, enrollee.id), eq(consents.withdrawnAt, now)));
-      }
+      if (withdrawn) await this.noteDestroyed(w, enrollee.id, now, destroyed);
       await audit(w.tx, now, {
         actor: options.by,
         action: 'consent.withdrawn',
@@ -112,6 +106,17 @@ export class ConsentService {
       .limit(1);
     if (open) return true;
     return (await lastWithdrawnAt(q, enrolleeId)) !== null && !(await this.proofKept(q, enrolleeId));
+  }
+
+  /**
+   * How many templates the end of a consent at `at` destroyed (a withdrawal, the person's
+   * deletion): kept on the record, so that whoever may read the person reads what it did.
+   */
+  async noteDestroyed(w: WriteContext, enrolleeId: string, at: number, destroyed: number): Promise<void> {
+    await w.tx
+      .update(consents)
+      .set({ templatesDestroyed: destroyed })
+      .where(and(eq(consents.enrolleeId, enrolleeId), eq(consents.withdrawnAt, at)));
   }
 
   /** Ends the current consent (deletion of the enrollee, a replacement); true if there was one. */

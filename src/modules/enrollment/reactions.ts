@@ -138,11 +138,12 @@ export const destroyBiometricsOfDeleted =
   ({ consent, templates }: SyncDeps): ReactionTo<EnrolleeEvents, 'enrollee_deleted'> =>
   async (w, deleted) => {
     for (const { data, at } of deleted) {
-      await consent.endCurrent(w, data.enrollee.id, data.by, at);
-      await templates.destroyTemplatesIn(w, { id: data.enrollee.id, devicePin: data.enrollee.device_pin }, 'enrollee deleted', data.by, {
+      const ended = await consent.endCurrent(w, data.enrollee.id, data.by, at);
+      const destroyed = await templates.destroyTemplatesIn(w, { id: data.enrollee.id, devicePin: data.enrollee.device_pin }, 'enrollee deleted', data.by, {
         deleteUserFromDevices: true,
         at,
       });
+      if (ended) await consent.noteDestroyed(w, data.enrollee.id, at, destroyed);
     }
   };
 
