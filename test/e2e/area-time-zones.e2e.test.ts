@@ -209,7 +209,15 @@ describe('an area’s time zone', () => {
     now = Date.parse('2026-03-13T02:00:00Z');
     const open = await created('/pay-periods/', { from: '2026-03-10', to: '2026-03-12' });
     const early = await server.admin.post(`/pay-periods/${open.id}/lock/`, {});
-    expect({ status: early.status, from: early.body.error?.details?.lockable_from }).toEqual({ status: 409, from: '2026-03-13' });
+    expect({ status: early.status, from: early.body.error?.details?.lockable_from, zone: early.body.error?.details?.time_zone }).toEqual({
+      status: 409,
+      from: '2026-03-13',
+      zone: NEW_YORK,
+    });
+    // London's HR, already on the 13th, is told which zone is still on the 12th.
+    expect(early.body.error?.message).toBe(
+      `the pay period ends on 2026-03-12, which is not over yet in ${NEW_YORK} (the zone of an area whose people are still on 2026-03-12): it can be locked from 2026-03-13 on there`,
+    );
     now = Date.parse('2026-03-13T05:00:00Z');
     expect((await server.admin.post(`/pay-periods/${open.id}/lock/`, {})).status).toBe(200);
   });

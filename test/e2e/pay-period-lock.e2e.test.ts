@@ -66,7 +66,7 @@ describe('locking a pay period', () => {
       error: {
         code: 'conflict',
         message: 'the pay period ends on 2026-11-30, which is not over yet: it can be locked from 2026-12-01 on',
-        details: { pay_period: period.id, to: '2026-11-30', today: '2026-11-28', lockable_from: '2026-12-01' },
+        details: { pay_period: period.id, to: '2026-11-30', today: '2026-11-28', time_zone: expect.any(String), lockable_from: '2026-12-01' },
         request_id: expect.any(String),
       },
     });

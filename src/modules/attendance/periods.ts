@@ -95,16 +95,17 @@ export class PayPeriods {
 
   /**
    * Locks a period (409 when it already is, or when its last date is not over yet in every zone
-   * in use: `earliestToday` is today in the westmost); `settle` first brings the days up to
-   * date, in the same transaction.
+   * in use: `earliestToday` is today in the westmost, and that zone); `settle` first brings the
+   * days up to date, in the same transaction.
    */
-  async lock(id: string, by: string, settle: (w: WriteContext) => Promise<void>, earliestToday?: string): Promise<PayPeriodView> {
+  async lock(id: string, by: string, settle: (w: WriteContext) => Promise<void>, earliestToday?: { date: string; zone: string }): Promise<PayPeriodView> {
     return this.ctx.db.write(async (w) => {
       const { tx } = w;
       const now = this.ctx.clock.now();
       const row = await this.row(tx, id);
       if (row.locked) throw new FpaError('conflict', 'the pay period is already locked', { pay_period: id });
-      notBeforeItEnds(row, earliestToday ?? localDateOf(now, this.ctx.settings.ATTENDANCE_TIME_ZONE));
+      const attendanceZone = this.ctx.settings.ATTENDANCE_TIME_ZONE;
+      notBeforeItEnds(row, earliestToday ?? { date: localDateOf(now, attendanceZone), zone: attendanceZone }, attendanceZone);
       await settle(w);
       const locked: PeriodRow = { ...row, locked: true, lockedAt: now, lockedBy: by };
       await tx.update(payPeriods).set({ locked: true, lockedAt: now, lockedBy: by }).where(eq(payPeriods.id, id));
@@ -145,15 +146,22 @@ export class PayPeriods {
  * they are still worked (punches of today `after_lock`, the Today board stuck, no absences ever
  * written). From the next date on it can be locked.
  */
-function notBeforeItEnds(row: PeriodRow, today: string): void {
-  if (row.toDate < today) return;
+function notBeforeItEnds(row: PeriodRow, today: { date: string; zone: string }, attendanceZone: string): void {
+  if (row.toDate < today.date) return;
   const from = addDays(row.toDate, 1);
-  throw new FpaError('conflict', `the pay period ends on ${row.toDate}, which is not over yet: it can be locked from ${from} on`, {
-    pay_period: row.id,
-    to: row.toDate,
-    today,
-    lockable_from: from,
-  });
+  // An area's zone behind ATTENDANCE_TIME_ZONE is still on the date there: named, or the refusal reads as a contradiction.
+  const where = today.zone === attendanceZone ? '' : ` in ${today.zone} (the zone of an area whose people are still on ${today.date})`;
+  throw new FpaError(
+    'conflict',
+    `the pay period ends on ${row.toDate}, which is not over yet${where}: it can be locked from ${from} on${where ? ' there' : ''}`,
+    {
+      pay_period: row.id,
+      to: row.toDate,
+      today: today.date,
+      time_zone: today.zone,
+      lockable_from: from,
+    },
+  );
 }
 
 /** Whether a date falls in one of these ranges. */

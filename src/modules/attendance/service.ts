@@ -331,7 +331,8 @@ export class AttendanceService {
    */
   async lockPeriod(id: string, by: string) {
     await this.follower.catchUp();
-    return this.periods.lock(id, by, (w) => this.follower.applyAllIn(w), (await this.zones.todays()).earliest);
+    const { earliest, earliestZone } = await this.zones.todays();
+    return this.periods.lock(id, by, (w) => this.follower.applyAllIn(w), { date: earliest, zone: earliestZone });
   }
 
   /**

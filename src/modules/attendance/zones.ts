@@ -24,10 +24,10 @@ export class AttendanceZones {
    * the westmost (a date before it is over everywhere), `latest` in the eastmost (a date from it
    * on is over nowhere). Both are today in ATTENDANCE_TIME_ZONE while no area has a zone of its own.
    */
-  async todays(q: Queryable = this.ctx.db.orm): Promise<{ earliest: string; latest: string; zones: string[] }> {
+  async todays(q: Queryable = this.ctx.db.orm): Promise<{ earliest: string; earliestZone: string; latest: string; zones: string[] }> {
     const now = this.ctx.clock.now();
     const zones = await this.calendar.zonesInUse(q);
-    const dates = zones.map((z) => localDateOf(now, z)).sort();
-    return { earliest: dates[0]!, latest: dates[dates.length - 1]!, zones };
+    const dated = zones.map((zone) => ({ zone, date: localDateOf(now, zone) })).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+    return { earliest: dated[0]!.date, earliestZone: dated[0]!.zone, latest: dated[dated.length - 1]!.date, zones };
   }
 }

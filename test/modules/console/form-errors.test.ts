@@ -29,3 +29,20 @@ describe('validation errors beside their fields', () => {
     expect(plainErrors(refused([{ path: '/from', message: 'must be a date (YYYY-MM-DD)' }]))).toEqual([{ field: 'from', message: 'A date is needed.' }]);
   });
 });
+
+describe('a pay period not over yet', () => {
+  const notOver = (message: string, timeZone: string) =>
+    new ApiError(409, 'conflict', message, { pay_period: 'p', to: '2026-03-12', today: '2026-03-12', time_zone: timeZone, lockable_from: '2026-03-13' });
+
+  test('when it can be locked; and for whom, when an area behind the attendance zone is still on its last date', () => {
+    const [plain] = plainErrors(notOver('the pay period ends on 2026-03-12, which is not over yet: it can be locked from 2026-03-13 on', 'Europe/London'));
+    expect(plain?.message).toMatch(/^This pay period ends on .+, which is not over yet: it can be locked from .+ on\.$/);
+    const [behind] = plainErrors(
+      notOver(
+        'the pay period ends on 2026-03-12, which is not over yet in America/New_York (the zone of an area whose people are still on 2026-03-12): it can be locked from 2026-03-13 on there',
+        'America/New_York',
+      ),
+    );
+    expect(behind?.message).toMatch(/^This pay period ends on .+, which is not over yet for the people of America\/New_York: it can be locked from .+ on\.$/);
+  });
+});

@@ -173,8 +173,11 @@ export function plainErrors(error: unknown): PlainError[] {
   const fields = typeof d.field === 'string' ? [d.field] : Array.isArray(d.fields) ? (d.fields as string[]) : [];
   if (error.code === 'conflict' && typeof d.card === 'string') return [{ field: 'card', message: 'Another person already has this card.' }];
   // A pay period whose last date is not over yet: when it can be locked, in the console's dates.
-  if (error.code === 'conflict' && typeof d.lockable_from === 'string' && typeof d.to === 'string')
-    return [{ message: `This pay period ends on ${localDay(d.to)}, which is not over yet: it can be locked from ${localDay(d.lockable_from)} on.` }];
+  if (error.code === 'conflict' && typeof d.lockable_from === 'string' && typeof d.to === 'string') {
+    // Still on its last date in an area's zone behind the attendance zone (the API names it then): which one, or it reads as a contradiction.
+    const where = typeof d.time_zone === 'string' && error.message.includes(` in ${d.time_zone} `) ? ` for the people of ${d.time_zone}` : '';
+    return [{ message: `This pay period ends on ${localDay(d.to)}, which is not over yet${where}: it can be locked from ${localDay(d.lockable_from)} on.` }];
+  }
   // An employee id nobody has in the directory (or marked inactive there): beside the field it was typed in.
   if ((error.code === 'unknown_employee' || error.code === 'employee_inactive') && typeof d.employee === 'string') return [{ field: 'employee', message }];
   // “An area (a schedule…) with this name exists”: beside the name.
