@@ -314,6 +314,47 @@ describe('counts that tell the truth', () => {
     });
   });
 
+  test('records held before a silence, outside the outage re-upload: its finish finds the gap instead of agreeing', async () => {
+    const terminal = await agreedTerminal('GAP00019');
+    expect((await terminal.punch([{ pin: '39', at: new Date(clock.now() + 1000) }])).body).toStartWith('OK');
+    await drain(terminal); // INFO: TransactionCount=1
+    await runCheck();
+    const agreedAt = (await server.admin.get(`/devices/GAP00019/completeness/?from=${today()}&to=${today()}`)).body.counts.agreed_at;
+    expect(agreedAt).not.toBeNull();
+    const lastAgreed = Date.parse(agreedAt);
+    // It polls on for 15 minutes (never silent), holding nothing yet.
+    for (let i = 0; i < 30; i++) {
+      clock.advance(30_000);
+      await drain(terminal);
+    }
+    // Three records of minutes 1 to 3 after the agreement, in its log and never sent; then it falls silent.
+    terminal.holdUnsent([0, 1, 2].map((i) => ({ pin: '39', at: new Date(lastAgreed + 60_000 + i * 60_000) })));
+    clock.advance(3 * 60_000);
+    await drain(terminal); // back: INFO: TransactionCount=4, the re-upload of its silence planned
+    clock.advance(2 * 60_000);
+    expect(await runCheck()).toMatchObject({ asked: 1 });
+    // The silence began 15 minutes after those records: the outage re-upload brings nothing.
+    expect((await drain(terminal)).some((c) => c.startsWith('DATA QUERY ATTLOG'))).toBe(true);
+    expect((await storedFrom('GAP00019')).length).toBe(1);
+    clock.advance(2 * 60_000);
+    // Finished, the counts still differ by 3: a gap found, and its own re-upload since the last agreement.
+    expect(await runCheck()).toMatchObject({ finished: 1, gaps: 1 });
+    const found = (await server.admin.get(`/devices/GAP00019/completeness/?from=${today()}&to=${today()}`)).body;
+    expect(found.counts).toMatchObject({ reported: 4, agreed_at: agreedAt, missing: 3 });
+    expect(found.days[0].status).not.toBe('complete');
+    expect(found.recoveries.map((r: { reason: string; status: string }) => [r.reason, r.status])).toEqual([
+      ['count_mismatch', 'queued'],
+      ['terminal_outage', 'done'],
+    ]);
+    expect(found.recoveries[0].from < new Date(lastAgreed).toISOString().slice(0, 19).replace('T', ' ')).toBe(true);
+    const events = await gapEventsOf('GAP00019');
+    expect(events.map((e) => e.data)).toMatchObject([{ reason: 'count_mismatch', missing: 3, reported: 4, stored: 1 }]);
+    // The terminal re-sends them: complete, with the 3 recovered.
+    await drain(terminal);
+    expect((await storedFrom('GAP00019')).length).toBe(4);
+    expect(await dayOf('GAP00019')).toMatchObject({ stored: 4, recovered: 3, status: 'complete' });
+  });
+
   test('a terminal that cannot re-send, then cleared: the gap of before the clear stays a gap, not complete', async () => {
     const terminal = await agreedTerminal('GAP00012', { respond: (c) => (c.text.startsWith('DATA QUERY ATTLOG') ? -1002 : undefined) });
     expect((await terminal.punch([{ pin: '33', at: new Date(clock.now() + 1000) }])).body).toStartWith('OK');

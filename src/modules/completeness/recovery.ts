@@ -180,10 +180,17 @@ export class Recoveries {
    * to the terminal (new rows: a line already stored is a duplicate) are what it recovered, per
    * local date; each date of the range records the terminal's own count
    * (the distinct lines it re-sent, or, after a restart lost them, what is stored); the counts'
-   * agreement is taken again from now. Announces `punch_gap_closed` (an outage check only when
-   * it found something).
+   * agreement is taken again from now when they agree (`stillMissing`: what the terminal's count
+   * says is missing now, after the re-upload, at most 0), or when the terminal has no more to give.
+   * Announces `punch_gap_closed` (an outage check only when it found something). Returns what it
+   * recovered, and whether the counts agree from now (else the check compares them: a gap).
    */
-  async finish(w: WriteContext, recovery: RecoveryRow, device: DeviceRow, reportedCount: number | null): Promise<number> {
+  async finish(
+    w: WriteContext,
+    recovery: RecoveryRow,
+    device: DeviceRow,
+    counts: { reportedCount: number | null; stillMissing: number },
+  ): Promise<{ recovered: number; agreed: boolean }> {
     const now = this.ctx.clock.now();
     const { tx } = w;
     const { added, recovered, missing } = await this.addedByReupload(tx, recovery, device);
@@ -206,9 +213,15 @@ export class Recoveries {
     // later; a second short one (the terminal has no more to give) ends it, the remainder said in
     // `punch_gap_closed`. Else the agreement is taken again from now.
     const keepOpen = remaining > 0 && !(await this.shortBefore(tx, recovery));
+    // Found all it was asked for (an outage re-upload asks for none: its `missing` is null), yet the
+    // terminal's count still holds more than is stored since the last agreement: records outside
+    // its range (held before a silence began). Not agreed: the check finds that gap, as any other.
+    const agreed = !keepOpen && (remaining > 0 || counts.stillMissing <= 0);
     const agreement = keepOpen
       ? { gapMissing: remaining }
-      : { agreedAt: now, agreedCount: reportedCount, agreedSequence: await this.deps.punches.maxSequence(), gapSince: null, gapMissing: null };
+      : agreed
+        ? { agreedAt: now, agreedCount: counts.reportedCount, agreedSequence: await this.deps.punches.maxSequence(), gapSince: null, gapMissing: null }
+        : {};
     await tx
       .update(punchCounts)
       .set({ ...agreement, updatedAt: now })
@@ -225,7 +238,7 @@ export class Recoveries {
         return_code: recovery.returnCode,
       });
     }
-    return recovered;
+    return { recovered, agreed };
   }
 
   /**

@@ -27,6 +27,8 @@ import { Recoveries, type RecoveryDeps } from './recovery';
 import type { CompletenessRuntime } from './runtime';
 import { type PunchCountRow, punchCounts, type RecoveryReason } from './tables';
 
+type Outcome = 'agreed' | 'gaps' | 'finished' | 'asked';
+
 export type CheckResult = {
   checked: number;
   agreed: number;
@@ -105,36 +107,55 @@ export class Completeness {
   async check(): Promise<CheckResult> {
     const result: CheckResult = { checked: 0, agreed: 0, gaps: 0, finished: 0, asked: 0 };
     for (const device of await this.deps.devices.withStatus('approved')) {
-      const outcome = await this.ctx.db.write((w) => this.checkOne(w, device));
+      const outcomes = await this.ctx.db.write((w) => this.checkOne(w, device));
       result.checked++;
-      if (outcome) result[outcome]++;
+      for (const outcome of outcomes) result[outcome]++;
     }
     return result;
   }
 
-  private async checkOne(w: WriteContext, device: DeviceRow): Promise<'agreed' | 'gaps' | 'finished' | 'asked' | null> {
+  /** One terminal: a planned re-upload sent, an answered one finished, else its counts compared. */
+  private async checkOne(w: WriteContext, device: DeviceRow): Promise<Outcome[]> {
     const now = this.ctx.clock.now();
     const open = await this.recoveries.openFor(w.tx, device.id);
     // After an outage the terminal first sends its backlog by itself; then it is asked for the range.
     const planned = open.find((r) => r.status === 'planned');
     if (planned) {
-      if (now - planned.queuedAt < this.settleMs()) return null;
+      if (now - planned.queuedAt < this.settleMs()) return [];
       await this.recoveries.send(w, planned);
-      return 'asked';
+      return ['asked'];
     }
     const state = await this.stateOf(w.tx, device.id);
-    if (!state) return null;
+    if (!state) return [];
     const answered = open.find((r) => r.status === 'answered');
     const diff = await this.difference(w.tx, state);
     if (answered) {
       // The re-upload's records may trail its answer: finished once the counts agree, or after settling.
       if ((diff && diff.missing <= 0) || now - (answered.answeredAt ?? now) >= this.settleMs()) {
-        await this.recoveries.finish(w, answered, device, state.reportedCount);
-        return 'finished';
+        const { agreed } = await this.recoveries.finish(w, answered, device, { reportedCount: state.reportedCount, stillMissing: diff?.missing ?? 0 });
+        // Still short, though it found what it was asked for (records outside its range): compared as ever.
+        const then = agreed ? null : await this.compareCounts(w, device, state, diff, now);
+        return then ? ['finished', then] : ['finished'];
       }
-      return null;
+      return [];
     }
-    if (!diff || open.length > 0) return null;
+    if (open.length > 0) return [];
+    const outcome = await this.compareCounts(w, device, state, diff, now);
+    return outcome ? [outcome] : [];
+  }
+
+  /**
+   * A terminal's counts, no re-upload open: they agree (or it holds fewer), or it holds more and
+   * still does a settling time after it said so: a gap, announced, its re-upload queued.
+   */
+  private async compareCounts(
+    w: WriteContext,
+    device: DeviceRow,
+    state: PunchCountRow,
+    diff: { missing: number; stored: number } | null,
+    now: number,
+  ): Promise<'agreed' | 'gaps' | null> {
+    if (!diff) return null;
     // Fewer than stored, with punches stored after the report a moment ago: the count is older
     // than they are (uploaded between two reports), and the next report, at the terminal's next
     // poll, counts them. Waited for a settling time only: a count that stays (a full terminal
@@ -205,7 +226,8 @@ export class Completeness {
     }
     const state = await this.stateOf(w.tx, device.id);
     const diff = state ? await this.difference(w.tx, state) : null;
-    if (!diff || diff.missing <= 0) await this.recoveries.finish(w, answered, device, state?.reportedCount ?? null);
+    if (!diff || diff.missing <= 0)
+      await this.recoveries.finish(w, answered, device, { reportedCount: state?.reportedCount ?? null, stillMissing: diff?.missing ?? 0 });
   }
 
   /**
