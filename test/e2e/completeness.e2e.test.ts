@@ -355,6 +355,27 @@ describe('counts that tell the truth', () => {
     expect(await dayOf('GAP00019')).toMatchObject({ stored: 4, recovered: 3, status: 'complete' });
   });
 
+  test('an operator’s reupload_logs is no completeness re-upload: what it brings closes the gap by the counts', async () => {
+    // Its firmware refuses the first DATA QUERY ATTLOG (the automatic one), answers the next.
+    let refused = 0;
+    const terminal = await agreedTerminal('GAP0001A', { respond: (c) => (c.text.startsWith('DATA QUERY ATTLOG') && refused++ === 0 ? -1002 : undefined) });
+    terminal.holdUnsent([{ pin: '3A', at: new Date(clock.now() + 1000) }]);
+    await drain(terminal);
+    clock.advance(2 * 60_000);
+    expect(await runCheck()).toMatchObject({ gaps: 1 });
+    await drain(terminal); // refuses it
+    expect(await dayOf('GAP0001A')).toMatchObject({ status: 'gap' });
+    expect((await server.admin.post('/devices/GAP0001A/commands/', { kind: 'reupload_logs', from: today() })).status).toBe(201);
+    await drain(terminal);
+    expect((await storedFrom('GAP0001A')).length).toBe(1);
+    // Not listed among its re-uploads, nothing counted as recovered; the next check sees the counts agree.
+    await runCheck();
+    const r = (await server.admin.get(`/devices/GAP0001A/completeness/?from=${today()}&to=${today()}`)).body;
+    expect(r.recoveries.map((x: { status: string }) => x.status)).toEqual(['failed']);
+    expect(r.counts).toMatchObject({ reported: 1, missing: null });
+    expect(r.days[0]).toMatchObject({ stored: 1, recovered: 0, reported_by: 'count', status: 'complete' });
+  });
+
   test('a terminal that cannot re-send, then cleared: the gap of before the clear stays a gap, not complete', async () => {
     const terminal = await agreedTerminal('GAP00012', { respond: (c) => (c.text.startsWith('DATA QUERY ATTLOG') ? -1002 : undefined) });
     expect((await terminal.punch([{ pin: '33', at: new Date(clock.now() + 1000) }])).body).toStartWith('OK');
