@@ -184,6 +184,7 @@ export class AreaCatalog {
 
   private async view(q: Queryable, row: AreaRow): Promise<AreaView> {
     return {
+      id: row.id,
       name: row.name,
       description: row.description,
       time_zone: row.timeZone,

@@ -15,6 +15,7 @@ const TimeZone = Nullable(
 export const AreaParams = t.Object({ name: Name });
 
 const areaFields = {
+  id: Uuid('Stable, unlike the name: the events name areas by it (`calendar_changed`, `enrollee_updated`, `device_approved`…).'),
   name: t.String(),
   description: Nullable(t.String()),
   time_zone: Nullable(t.String({ description: 'The zone its people’s attendance is judged in; null: ATTENDANCE_TIME_ZONE.' })),
