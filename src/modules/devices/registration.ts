@@ -33,6 +33,7 @@ import {
   deviceEvents,
   deviceKeys,
   devices,
+  deviceUserDepartures,
   deviceUsers,
   type PendingLimit,
   type RemovedDeviceFacts,
@@ -265,6 +266,7 @@ export class DeviceRegistration {
           await w.tx.delete(deviceAreas).where(eq(deviceAreas.deviceId, device.id));
           await w.tx.delete(deviceClockOffsets).where(eq(deviceClockOffsets.deviceId, device.id));
           await w.tx.delete(deviceEvents).where(eq(deviceEvents.deviceId, device.id));
+          await w.tx.delete(deviceUserDepartures).where(eq(deviceUserDepartures.deviceId, device.id));
           await w.tx.delete(devices).where(eq(devices.id, device.id));
           await audit(w.tx, now, {
             actor: 'expire-pending-devices',

@@ -135,6 +135,23 @@ export const deviceUsers = sqliteTable(
 );
 
 /**
+ * When each enrollee's user last left a terminal (the terminal confirmed its delete, it was
+ * cleared, or it no longer reported them): a punch it made while they were its user there, uploaded
+ * only afterwards, is still theirs (punches/service.ts `whose`). By person, not PIN: a person's PIN
+ * never changes, and no PIN stays here once the tombstone loses it. One row per terminal and person,
+ * the latest departure; past the punch horizon it says nothing more (retention deletes it).
+ */
+export const deviceUserDepartures = sqliteTable(
+  'fpa_device_user_departures',
+  {
+    deviceId: text('device_id').notNull(),
+    enrolleeId: text('enrollee_id').notNull(),
+    leftAt: integer('left_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.deviceId, t.enrolleeId] }), index('fpa_device_user_departures_left').on(t.leftAt)],
+);
+
+/**
  * The offsets a terminal was told, with when: a terminal keeps the offset of its last handshake,
  * so a wall time it recorded is read with the offset it ran on then (docs/protocol/adms.md §7).
  */

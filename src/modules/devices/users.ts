@@ -10,6 +10,7 @@ import type { Execute, Queryable, Tx } from '../../platform/db/client';
 import { selectAsJson } from '../../platform/db/json-results';
 import { placeholders } from '../../platform/db/placeholders';
 import { withoutControls } from '../../platform/records';
+import { UserDepartures } from './departures';
 import type { DeviceRuntime } from './runtime';
 import { deviceUsers } from './tables';
 import { KeptCredentialsOf, sealTerminalPassword } from './user-passwords';
@@ -48,6 +49,11 @@ function without(parts: Record<string, number[]>, type: string, index: number | 
   return out;
 }
 
+/** The enrollees of these users (the terminal's own users are nobody). */
+function linkedIn(users: readonly { enrolleeId: string | null }[]): string[] {
+  return users.flatMap((u) => (u.enrolleeId === null ? [] : [u.enrolleeId]));
+}
+
 /** A terminal's user with one PIN, as `holding` finds it: who it is, how it got there, what it holds. */
 export type HeldUser = Pick<DeviceUserRow, 'deviceId' | 'pin' | 'enrolleeId' | 'source' | 'biometrics'>;
 
@@ -64,9 +70,12 @@ export interface ReportedUser {
 export class DeviceUsers {
   /** The privilege and password a terminal reported for its users linked to enrollees, kept in their records (user-passwords.ts). */
   readonly credentials: KeptCredentialsOf;
+  /** When people's users left each terminal (departures.ts): written here as they go. */
+  readonly departures: UserDepartures;
 
   constructor(private readonly ctx: DeviceRuntime) {
     this.credentials = new KeptCredentialsOf(ctx);
+    this.departures = new UserDepartures(ctx);
   }
 
   /** Runs a raw read outside a transaction. */
@@ -222,17 +231,23 @@ export class DeviceUsers {
    * user back at once (its record is queued behind the delete: enrollment/fan-out.ts
    * `clearWhatWasNotStored`), so every biometric it held there is gone but the user stays known,
    * linked as before, with the privilege and password its terminal gave it, which the record put
-   * back keeps.
+   * back keeps. A user who was someone goes with the time they left (departures.ts): what the
+   * terminal logged for them until then is still theirs when it is uploaded later.
    */
   async removed(tx: Tx, deviceId: string, pin: string, options: { putBack?: boolean } = {}): Promise<void> {
     const where = and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin));
-    if (options.putBack) await tx.update(deviceUsers).set({ biometrics: {}, refused: {}, refusedFor: null, updatedAt: this.ctx.clock.now() }).where(where);
-    else await tx.delete(deviceUsers).where(where);
+    if (options.putBack) {
+      await tx.update(deviceUsers).set({ biometrics: {}, refused: {}, refusedFor: null, updatedAt: this.ctx.clock.now() }).where(where);
+      return;
+    }
+    const gone = await tx.delete(deviceUsers).where(where).returning({ enrolleeId: deviceUsers.enrolleeId });
+    await this.departures.record(tx, deviceId, linkedIn(gone));
   }
 
   /** The terminal was cleared (CLEAR DATA) or removed. */
   async clear(tx: Tx, deviceId: string): Promise<void> {
-    await tx.delete(deviceUsers).where(eq(deviceUsers.deviceId, deviceId));
+    const gone = await tx.delete(deviceUsers).where(eq(deviceUsers.deviceId, deviceId)).returning({ enrolleeId: deviceUsers.enrolleeId });
+    await this.departures.record(tx, deviceId, linkedIn(gone));
   }
 
   /**

@@ -16,8 +16,9 @@ export {
 } from './device-counts';
 export type { LoggedPunchEvents, PunchEvents, PunchPayload } from './events';
 export { Punch, type PunchImport } from './model';
+export { holderAt } from './owners';
 export { punchRoutes } from './routes';
 export { PUNCH_SETTINGS } from './runtime';
-export { holderAt, type IncomingPunch, type IngestResult, type PunchFlagger, PunchService, type UploadListener } from './service';
+export { type IncomingPunch, type IngestResult, type PunchFlagger, PunchService, type UploadListener } from './service';
 export { punchStreamRoutes, punchStreamSource } from './stream';
 export type { PunchView } from './view';

@@ -18,7 +18,7 @@ import { jsonRows } from '../../platform/db/json-rows';
 import { refuseCursorAhead } from '../../platform/db/sequences';
 import { type AreaScope, coversAny, EVERYWHERE, isLimited } from '../../platform/scope';
 import { type DeviceRef, type DeviceRow, type DeviceService, deviceRef, NEW_ADDRESS_FLAG } from '../devices';
-import type { EnrolleeService, PinHolder } from '../enrollees';
+import type { EnrolleeService } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import { bucketOf, punchedWithin } from './buckets';
 import { counted } from './counted';
@@ -26,6 +26,7 @@ import type { PunchEvents, PunchPayload } from './events';
 import { INSERT_PUNCHES_SQL, punchValues } from './insert-sql';
 import { listPunches, type PunchListFilters } from './listing';
 import { receivedForm, voidedForm } from './logged';
+import { holderAt, type PunchOwner } from './owners';
 import { purgePunchesBefore, purgeResetClockReceivedBefore } from './purge';
 import type { PunchRuntime } from './runtime';
 import { CLOCK_AHEAD_FLAG, type NewPunch, type PunchRow, punches, RESET_CLOCK_DATED_BEFORE } from './tables';
@@ -311,18 +312,25 @@ export class PunchService {
    * there, or an administrator adopted them), or, when the terminal has not told us its users,
    * the terminal must be in the enrollee's scope. Anything else is the terminal's own user.
    * A deleted person's PIN is theirs too (with `deletedAt`): a punch they made before their
-   * deletion, uploaded after it (a terminal that was offline), is still theirs (holderAt).
+   * deletion, uploaded after it (a terminal that was offline), is still theirs (holderAt). So is
+   * the PIN of a person whose user left the terminal (with `leftAt`: its areas changed, they were
+   * moved), for what it logged until their delete was confirmed. That history is read only for
+   * the PINs no user of the terminal answers for and no scope gives: not on an ordinary upload.
    */
-  private async whose(execute: Execute, q: Queryable, device: DeviceRow, pins: readonly string[]): Promise<Map<string, PinHolder>> {
+  private async whose(execute: Execute, q: Queryable, device: DeviceRow, pins: readonly string[]): Promise<Map<string, PunchOwner>> {
     const candidates = await this.enrollees.byPins(execute, pins);
     if (candidates.size === 0) return candidates;
     const held = await this.devices.users.enrolleesOf(execute, device.id, [...candidates.keys()]);
     const unreported = [...candidates].filter(([pin]) => !held.has(pin)).map(([, e]) => e.id);
     const inScope =
       unreported.length > 0 ? await this.enrollees.membership.sharingAreas(execute, unreported, await this.devices.areaIdsOf(q, device.id)) : new Set<string>();
-    const out = new Map<string, PinHolder>();
+    const outOfScope = unreported.filter((id) => !inScope.has(id));
+    const leftAt = outOfScope.length > 0 ? await this.devices.users.departures.of(execute, device.id, outOfScope) : new Map<string, number>();
+    const out = new Map<string, PunchOwner>();
     for (const [pin, enrollee] of candidates) {
+      const left = leftAt.get(enrollee.id);
       if (held.has(pin) ? held.get(pin) === enrollee.id : inScope.has(enrollee.id)) out.set(pin, enrollee);
+      else if (!held.has(pin) && left !== undefined) out.set(pin, { ...enrollee, leftAt: left });
     }
     return out;
   }
@@ -331,8 +339,9 @@ export class PunchService {
    * Whose these PINs of a terminal are, as its next upload would find them (whose), and which of
    * those people lie outside the scope (a caller limited to areas must not learn of their punches).
    */
-  async ownersOf(device: DeviceRow, pins: readonly string[], scope: AreaScope): Promise<{ owners: Map<string, PinHolder>; outside: Set<string> }> {
-    // A deleted person's PIN too: their lines up to the deletion are theirs (holderAt), as an upload stores them.
+  async ownersOf(device: DeviceRow, pins: readonly string[], scope: AreaScope): Promise<{ owners: Map<string, PunchOwner>; outside: Set<string> }> {
+    // A deleted person's PIN too, and one whose user left the terminal: their lines up to the
+    // deletion, or the departure, are theirs (holderAt), as an upload stores them.
     const owners = await this.whose((s) => this.ctx.db.client.execute(s), this.ctx.db.orm, device, pins);
     const outside = new Set<string>();
     if (isLimited(scope) && owners.size > 0) {
@@ -424,13 +433,4 @@ export class PunchService {
     const [row] = await this.ctx.db.orm.select({ max: sql<number | null>`max(${punches.sequence})` }).from(punches);
     return row?.max ?? 0;
   }
-}
-
-/**
- * Whose a punch at `punchedAt` is, of its PIN's holder on the terminal (`whose`): a deleted
- * person's if they made it before they were deleted (their last day is payroll's); one made
- * after it, by whoever the terminal still lets in, is nobody's.
- */
-export function holderAt(holder: PinHolder | undefined, punchedAt: number): PinHolder | undefined {
-  return holder?.deletedAt === undefined || punchedAt <= holder.deletedAt ? holder : undefined;
 }
