@@ -4,7 +4,8 @@
  * batches, each its own write transaction, so terminals' punch uploads never wait behind a purge.
  *
  * - punches with `punched_at` older than RETENTION_PUNCHES_DAYS, and attendance days whose local
- *   date is before the local date of that cutoff (the day holding the cutoff stays whole);
+ *   date is before the local date of that cutoff (the day holding the cutoff stays whole); when
+ *   people's users left terminals, before that cutoff too (it decides only older punches);
  * - finished device commands completed before RETENTION_COMMANDS_DAYS; pending and sent stay;
  * - webhook delivery attempts, and message rows delivered, older than RETENTION_DELIVERIES_DAYS;
  *   pending and dead message rows stay (the events themselves are the log's);
@@ -123,6 +124,7 @@ export class Retention {
       counts.attendance_days = await attendance.purgeBefore(localDateOf(punchCutoff, s.ATTENDANCE_TIME_ZONE));
       counts.attendance_days += await attendance.purgeResetClockDays(await punches.resetClockHolders());
       counts.anomalies = await this.deps.anomalies.purgeBefore(punchCutoff);
+      await devices.users.departures.purgeBefore(punchCutoff); // decides only punches dated before a departure
     }
     const commandCutoff = cutoff(s.RETENTION_COMMANDS_DAYS);
     if (commandCutoff !== null) counts.device_commands = await commands.purgeFinishedBefore(commandCutoff);
