@@ -5,6 +5,7 @@ import {
   auditLog,
   deviceCommands,
   deviceEvents,
+  deviceUserDepartures,
   enrollmentSessions,
   punches,
   stagedTemplates,
@@ -78,6 +79,10 @@ beforeAll(async () => {
       notBefore: createdAt,
       expiresAt: createdAt + 365 * DAY,
     });
+    await tx.insert(deviceUserDepartures).values([
+      { deviceId: device.id, enrolleeId: people.X!.id, leftAt: PUNCH_CUTOFF - 1 }, // purged: decides only punches before it
+      { deviceId: device.id, enrolleeId: people.Y!.id, leftAt: PUNCH_CUTOFF }, // kept
+    ]);
     await tx.insert(deviceCommands).values([
       command('succeeded', COMMAND_CUTOFF - DAY, COMMAND_CUTOFF - 1), // purged
       command('succeeded', COMMAND_CUTOFF - DAY, COMMAND_CUTOFF), // kept
@@ -214,6 +219,10 @@ describe('purge-retention', () => {
 
     expect(await count(deviceEvents, lt(deviceEvents.createdAt, EVENT_CUTOFF))).toBe(0);
     expect(await count(deviceEvents, eq(deviceEvents.message, 'at the cutoff'))).toBe(1);
+
+    // When users left terminals: a departure before the punch cutoff went, one at it stayed.
+    const departures = await server.fpa.db.orm.select({ enrollee: deviceUserDepartures.enrolleeId }).from(deviceUserDepartures);
+    expect(departures.map((d) => d.enrollee)).toEqual([people.Y!.id]);
 
     // Templates: X (deactivated 1 ms too long) lost its template; the terminal that was to hold
     // it never received anything of X (it has not answered the query of its users, so X's
