@@ -249,7 +249,7 @@ describe('an area’s time zone', () => {
     const res = await server.admin.get<{ results: { kind: string; device: string; fix: string; details: unknown }[] }>('/diagnostics/');
     const zones = res.body.results.filter((d) => d.kind === 'other_time_zone');
     expect(zones.map((d) => d.device)).toEqual(['MUMX']);
-    expect(zones[0]!.details).toEqual({ time_zone: LONDON, attendance_time_zone: MUMBAI, area: 'mumbai' });
+    expect(zones[0]!.details).toEqual({ time_zone: LONDON, area_time_zone: MUMBAI, area: 'mumbai' });
     expect(zones[0]!.fix).toContain('set the time zone of its area (Areas → mumbai) to Europe/London');
   });
 
