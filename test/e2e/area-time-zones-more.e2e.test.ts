@@ -70,6 +70,9 @@ describe('reports: "today" of a person in a zoned area', () => {
     const daily = await csv('/reports/daily.csv?date=2026-03-02');
     // README: "A day of today with an in and no out yet has status in_now … in the daily report … as on the board"
     const exceptions = await csv('/reports/exceptions.csv?from=2026-03-02&to=2026-03-02&kind=missing_punch');
+    // The files say the times are each person's zone's, not London's alone.
+    const preview = await server.admin.get<{ time_zone: string; times_in: string }>('/reports/daily/preview/?date=2026-03-02');
+    expect(preview.body).toMatchObject({ time_zone: LONDON, times_in: "each person's zone (their area's, else Europe/London)" });
     expect({ daily: daily.find((r) => r.employee === 'N-1')?.status, missing_punch: exceptions.filter((r) => r.employee === 'N-1').length }).toEqual({
       daily: 'in_now',
       missing_punch: 0,

@@ -341,7 +341,7 @@ describe('scope and errors', () => {
   test('a preview: the first rows as the PDF prints them, every sheet until the limit, the totals of a sheet shown whole', async () => {
     const one = await server.admin.get(`/reports/timesheet/preview/?employee=D1&from=${FROM}&to=${TO}`);
     expect(one.status).toBe(200);
-    expect(one.body).toMatchObject({ title: 'Timesheet', period: `${FROM} to ${TO}`, time_zone: ZONE, truncated: false });
+    expect(one.body).toMatchObject({ title: 'Timesheet', period: `${FROM} to ${TO}`, time_zone: ZONE, times_in: ZONE, truncated: false });
     const [sheet] = one.body.sheets;
     expect(sheet.name).toBe('Dana Fischer (D1)');
     expect(sheet.rows).toHaveLength(28);

@@ -49,7 +49,11 @@ export const ReportPreview = t.Object(
     title: t.String(),
     period: t.String(),
     scope: t.String({ description: '`All areas`, an area, or a person.' }),
-    time_zone: t.String({ description: 'The zone of every time shown.' }),
+    time_zone: t.String({ description: 'ATTENDANCE_TIME_ZONE: the zone of every time shown, unless areas have zones of their own (`times_in`).' }),
+    times_in: t.String({
+      description:
+        'Where the times shown are, as the files print it after “Times in”: the zone, or each person’s (their area’s) when areas have zones of their own.',
+    }),
     notes: t.Array(t.String(), { description: 'What marks mean (as under the PDF’s last table).' }),
     sheets: t.Array(
       t.Object({

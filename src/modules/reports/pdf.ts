@@ -163,7 +163,7 @@ class Layout {
     this.font('Bold').fillColor('black').fontSize(13);
     pdf.text(this.fit(doc.company, width * 0.6), left, y, { lineBreak: false });
     this.font('Body').fontSize(9).fillColor(GREY);
-    pdf.text(`Times in ${doc.timeZone}`, left, y + 3, { width, align: 'right', lineBreak: false });
+    pdf.text(`Times in ${doc.timesIn}`, left, y + 3, { width, align: 'right', lineBreak: false });
     y += doc.company ? 18 : 2;
     this.font('Bold').fillColor('black').fontSize(11).text(doc.title, left, y, { lineBreak: false });
     this.font('Body')

@@ -32,7 +32,7 @@ export async function previewOf(doc: ReportDocument, limit: number): Promise<Rep
       totals: totals ? text(totals) : null,
     });
   }
-  return { title: doc.title, period: doc.period, scope: doc.scope, time_zone: doc.timeZone, notes: doc.notes, sheets, truncated };
+  return { title: doc.title, period: doc.period, scope: doc.scope, time_zone: doc.timeZone, times_in: doc.timesIn, notes: doc.notes, sheets, truncated };
 }
 
 /** Reads a sheet's rows into `take`, at most `limit`; true when the sheet ended within them. */

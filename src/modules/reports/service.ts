@@ -124,11 +124,14 @@ export class ReportService {
     return this.deps.attendance.timeZone;
   }
 
-  private base(kind: string, title: string, period: string, scope: string, basename: (string | null)[], notes: string[] = []) {
+  private async base(kind: string, title: string, period: string, scope: string, basename: (string | null)[], notes: string[] = []) {
     // The name as it is (an employee key `李雷`, an area `North plant`): the download's header keeps it (attachmentDisposition).
     const name = basename.filter((p): p is string => p !== null && p !== '').join('-');
     const company = this.ctx.settings.COMPANY_NAME;
-    return { kind, title, period, scope, company, basename: name, timeZone: this.zone, notes };
+    // With areas of other zones, each row's times are its person's zone's: the header says so, not one zone.
+    const { zones } = await this.deps.attendance.zones.todays();
+    const timesIn = zones.length > 1 ? `each person's zone (their area's, else ${this.zone})` : this.zone;
+    return { kind, title, period, scope, company, basename: name, timeZone: this.zone, timesIn, notes };
   }
 
   /** `reports/daily`: everyone in scope on one date, by name; people without a day yet show `no_record`. */
@@ -160,7 +163,7 @@ export class ReportService {
     }
     const sheet: Sheet = { name: date, details: [], columns: DAILY_COLUMNS, rows };
     return {
-      ...this.base('daily', 'Daily attendance', date, scope.label, ['daily', date, scope.area], [NEXT_DATE_NOTE, OWN_SHIFTS_NOTE]),
+      ...(await this.base('daily', 'Daily attendance', date, scope.label, ['daily', date, scope.area], [NEXT_DATE_NOTE, OWN_SHIFTS_NOTE])),
       sheets: once(sheet),
       emptyColumns: DAILY_COLUMNS,
       rowCount: async () => rows.length,
@@ -190,7 +193,7 @@ export class ReportService {
       const person = { ...found, areas: [...new Set(own.flatMap((p) => p.areas))].sort() };
       const sheet = await this.timesheetOf(person, { ids, days, from, to }, await this.openNow(from, to));
       return {
-        ...this.base('timesheet', 'Timesheet', `${from} to ${to}`, `Employee: ${found.name} (${employee})`, ['timesheet', from, to, employee], notes),
+        ...(await this.base('timesheet', 'Timesheet', `${from} to ${to}`, `Employee: ${found.name} (${employee})`, ['timesheet', from, to, employee], notes)),
         sheets: once(sheet),
         emptyColumns: TIMESHEET_COLUMNS,
         asked: { parameters: { from, to, employee }, enrollee },
@@ -202,7 +205,7 @@ export class ReportService {
     const employees = (atMost: number) => this.deps.days.countEmployees({ from, to }, member, atMost);
     const dates = Date.parse(`${to}T00:00:00Z`) / DAY - Date.parse(`${from}T00:00:00Z`) / DAY + 1;
     return {
-      ...this.base('timesheet', 'Timesheet', `${from} to ${to}`, scope.label, ['timesheets', from, to, scope.area], notes),
+      ...(await this.base('timesheet', 'Timesheet', `${from} to ${to}`, scope.label, ['timesheets', from, to, scope.area], notes)),
       sheets,
       emptyColumns: TIMESHEET_COLUMNS,
       sheetCount: employees,
@@ -312,14 +315,14 @@ export class ReportService {
     }
     const sheet: Sheet = { name: 'Summary', details: [], columns: SUMMARY_COLUMNS, rows: rows(), totals: () => summaryTotals(read) };
     return {
-      ...this.base(
+      ...(await this.base(
         'summary',
         'Attendance summary',
         `${from} to ${to}`,
         scope.label,
         ['summary', from, to, scope.area],
         ['Days by status; durations in hours:minutes (Excel: hours).', TOTALS_NOTE],
-      ),
+      )),
       sheets: once(sheet),
       emptyColumns: SUMMARY_COLUMNS,
       // A row per person with days in the period.
@@ -351,7 +354,7 @@ export class ReportService {
     const chosen = kinds.size === EXCEPTION_KINDS.length ? null : [...kinds].join('_');
     const sheet: Sheet = { name: 'Exceptions', details: [], columns: EXCEPTION_COLUMNS, rows: rows() };
     return {
-      ...this.base(
+      ...(await this.base(
         'exceptions',
         'Attendance exceptions',
         `${from} to ${to}`,
@@ -361,7 +364,7 @@ export class ReportService {
           `Exceptions shown: ${[...kinds].map((k) => FLAG_WORDS[k]).join(', ')}. Hours: the time late, left early, expected (absent) or overtime.`,
           NEXT_DATE_NOTE,
         ],
-      ),
+      )),
       sheets: once(sheet),
       emptyColumns: EXCEPTION_COLUMNS,
       rowCount: (atMost) => days.countMatches({ from, to }, member, exceptionTests(kinds, open), atMost),

@@ -65,8 +65,10 @@ export interface ReportDocument {
   company: string;
   /** The file's name without its extension. */
   basename: string;
-  /** The time zone of every time shown. */
+  /** ATTENDANCE_TIME_ZONE: the zone of every time shown, unless areas have zones of their own (`timesIn`). */
   timeZone: string;
+  /** Where the times are, as printed after "Times in": the zone, or each person's when areas have zones of their own. */
+  timesIn: string;
   /** Printed under the last table (what marks mean). */
   notes: string[];
   sheets: AsyncIterable<Sheet>;

@@ -130,7 +130,7 @@ function openSheet(
     pageSetup: { paperSize: 9, orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0 },
     headerFooter: {
       oddHeader: `&L${headerText(doc.company)}&C&B${headerText(heading)}&B ${headerText(doc.period)}&R${headerText(doc.scope)}`,
-      oddFooter: `&LTimes in ${headerText(doc.timeZone)}&RPage &P of &N`,
+      oddFooter: `&LTimes in ${headerText(doc.timesIn)}&RPage &P of &N`,
     },
   });
   ws.columns = sheet.columns.map((c) => ({ key: c.key, width: c.width + 2, style: FORMAT[c.kind] ? { numFmt: FORMAT[c.kind] } : {} }));

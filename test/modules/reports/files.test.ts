@@ -32,6 +32,7 @@ function doc(sheets: Sheet[]): ReportDocument {
     company: 'Acme & Co',
     basename: 'test',
     timeZone: 'Europe/Berlin',
+    timesIn: 'Europe/Berlin',
     notes: ['A note.'],
     sheets: (async function* () {
       yield* sheets;

@@ -39,8 +39,8 @@ export function previewOf(report: ReportPreviewView): HTMLElement {
       'p',
       { class: 'muted' },
       report.truncated
-        ? `The first ${rows} rows; the files have them all. Times in ${report.time_zone}.`
-        : `The whole report: ${rows === 1 ? '1 row' : `${rows} rows`}. Times in ${report.time_zone}.`,
+        ? `The first ${rows} rows; the files have them all. Times in ${report.times_in}.`
+        : `The whole report: ${rows === 1 ? '1 row' : `${rows} rows`}. Times in ${report.times_in}.`,
     ),
     report.sheets.length === 0 ? h('p', {}, 'Nobody to report on with these choices.') : null,
     ...report.sheets.map((sheet) =>
