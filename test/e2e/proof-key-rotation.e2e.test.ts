@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { CompactSign, compactVerify, createLocalJWKSet, importJWK, type JWK } from 'jose';
-import { proofKeys } from '../../src/app/schema';
+import { auditLog, proofKeys } from '../../src/app/schema';
 import { TemplateKeyRing } from '../../src/platform/crypto/template-cipher';
 import { startTestServer, TEST_KEY, type TestServer } from '../support/harness';
 
@@ -97,6 +97,9 @@ describe('rotating the proof signing key', () => {
     expect(old.fpa_retired_at).toBe(new Date(after!.retiredAt!).toISOString());
     expect(keys.keys.find((k) => k.kid === newKid)!.fpa_retired_at).toBeUndefined();
     expect(JSON.stringify(keys)).not.toContain('"d"');
+    // The key that signed proofs was destroyed: in the audit log, as a template key rotation is.
+    const [entry] = await server.fpa.db.orm.select().from(auditLog).where(eq(auditLog.action, 'proof_key.rotated'));
+    expect(entry).toMatchObject({ targetType: 'proof_key', targetId: newKid, details: { retired: [oldKid] } });
 
     // Proofs it signed before its retirement still pass the recipe.
     expect(Date.parse(before.issued_at)).toBeLessThan(Date.parse(old.fpa_retired_at!));

@@ -14,6 +14,7 @@ import { CompactSign, calculateJwkThumbprint, exportJWK, generateKeyPair, import
 import { type SealedSample, sealedSample } from '../../platform/crypto/sealed-sample';
 import type { Database } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
+import { audit } from '../audit';
 import type { ProofRuntime } from './runtime';
 import { proofKeys } from './tables';
 
@@ -74,13 +75,16 @@ export class ProofKeys {
    * retirement; its private key is destroyed (a leaked key signs nothing the service stands by
    * after its retirement). Returns the new key id.
    */
-  async rotate(): Promise<{ kid: string; retired: string[] }> {
+  async rotate(by = 'operator'): Promise<{ kid: string; retired: string[] }> {
     const made = await this.generate();
     const retired = await this.ctx.db.write(async ({ tx }) => {
       const now = this.ctx.clock.now();
       const old = await tx.update(proofKeys).set({ retiredAt: now, privateSealed: null }).where(isNull(proofKeys.retiredAt)).returning({ kid: proofKeys.kid });
       await tx.insert(proofKeys).values({ ...made, createdAt: now });
-      return old.map((o) => o.kid);
+      const kids = old.map((o) => o.kid);
+      // The key that signs deletion proofs destroyed: what an auditor asks about, so it is in the audit log.
+      await audit(tx, now, { actor: by, action: 'proof_key.rotated', targetType: 'proof_key', targetId: made.kid, details: { retired: kids } });
+      return kids;
     });
     this.signer = null;
     return { kid: made.kid, retired };

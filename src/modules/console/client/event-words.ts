@@ -105,6 +105,7 @@ const ACTION_WORDS: Record<string, string> = {
   'schedule.deleted': 'Schedule deleted',
   'schedule.updated': 'Schedule changed',
   'staged_templates.keys_rotated': 'Enrollment uploads re-encrypted',
+  'proof_key.rotated': 'Deletion-proof signing key replaced (the old one destroyed)',
   'template.stored': 'Biometric stored',
   'templates.destroyed': 'Biometrics destroyed',
   'templates.keys_rotated': 'Biometrics re-encrypted',
