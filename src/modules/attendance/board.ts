@@ -156,7 +156,7 @@ export class TodayBoard {
     const date = query.date ?? today;
     const { end } = dayBounds(date, zone);
     const stored = await this.daysOn(date);
-    const people = (await this.peopleOn(query, stored, { date, end })).filter((p) => !at.only || at.only(p.id));
+    const people = (await this.peopleOn(query, stored, end)).filter((p) => !at.only || at.only(p.id));
     // Today's board plans yesterday too: the night that began then may still be running (board-rules.ts `runningEntry`).
     const from = date === today && !options.ownShifts ? addDays(date, -1) : date;
     // The planner for everyone, with the areas of each date (the roster's, and the moves of those who moved).
@@ -230,7 +230,7 @@ export class TodayBoard {
     await this.attendance.follower.catchUp();
     // Each person's last night is their zone's (README "Time zones"): the people of one zone together.
     const zoneOf = await this.zonesNow();
-    const roster = await this.rosterOn(localDateOf(this.ctx.clock.now(), this.attendance.timeZone));
+    const roster = await this.enrollees.roster.read();
     const stillIn = new Set<string>();
     for (const zone of new Set([this.attendance.timeZone, ...zoneOf.values()])) {
       for (const id of await this.stillInIn(
@@ -258,8 +258,7 @@ export class TodayBoard {
   /**
    * The cached roster as it stands on `date`: the few with a move that takes effect after it
    * carry the areas they have until then (a move made today "from tomorrow" counts from
-   * tomorrow), for the board's people, its counts by area and each person's zone alike. The
-   * roster itself holds the latest areas.
+   * tomorrow), for each person's zone. The roster itself holds the latest areas.
    */
   private async rosterOn(date: string): Promise<readonly RosterEntry[]> {
     const q = this.ctx.db.orm;
@@ -316,16 +315,12 @@ export class TodayBoard {
    * day stored on it (deactivated, enrolled since, or deleted since: the reports count their
    * days too), in the caller's areas (and the area asked for), by name.
    */
-  private async peopleOn(
-    query: BoardQuery,
-    stored: ReadonlyMap<string, BoardDay>,
-    { date, end }: { date: string; end: number },
-  ): Promise<readonly RosterEntry[]> {
+  private async peopleOn(query: BoardQuery, stored: ReadonlyMap<string, BoardDay>, end: number): Promise<readonly RosterEntry[]> {
     const shown = (p: RosterEntry) =>
       (query.scope.length === 0 || p.areaNames.some((a) => query.scope.includes(a))) && (query.area === undefined || p.areaNames.includes(query.area));
-    // Today's membership for today and the past ("Area membership is dated by its moves"); a later date's for a later date.
-    const today = localDateOf(this.ctx.clock.now(), this.attendance.timeZone);
-    const roster = await this.rosterOn(date > today ? date : today);
+    // Which people an area lists is the latest membership, as in the reports and the scopes
+    // ("Area membership is dated by its moves"); the dates are judged with the areas of each.
+    const roster = await this.enrollees.roster.read();
     let withDays = 0;
     const people = roster.filter((p) => {
       const hasDay = stored.has(p.id);
