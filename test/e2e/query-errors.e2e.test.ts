@@ -51,6 +51,14 @@ test('an integer query parameter out of range is named: events/?limit=0 says /li
   });
 });
 
+test('a cursor that is not a sequence is told in words, not by its pattern: events/?after=abc', async () => {
+  for (const path of ['/events/?after=abc', '/events/?after=-1', '/events/?order=desc&before=x1']) {
+    const res = await server.admin.get(path);
+    const [error] = res.body.error.details.errors as { path: string; message: string }[];
+    expect({ path, status: res.status, message: error?.message }).toEqual({ path, status: 400, message: 'must be a whole number of up to 15 digits' });
+  }
+});
+
 test('on every route, every integer query parameter below its minimum or above its maximum', async () => {
   const tried: string[] = [];
   const unnamed: unknown[] = [];

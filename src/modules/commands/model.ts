@@ -1,6 +1,6 @@
 /** The commands module's HTTP model. */
 import { t } from 'elysia';
-import { Body, Instant, Int, LocalDate, Nullable, OneOf, Page, PageQuery, Text } from '../../platform/http/model';
+import { Body, DigitsText, Instant, Int, LocalDate, Nullable, OneOf, Page, PageQuery, Text } from '../../platform/http/model';
 import { COMMAND_KINDS, COMMAND_STATUSES } from './tables';
 
 export const DeviceCommand = t.Object(
@@ -59,5 +59,5 @@ export const OperatorCommandBody = t.Union([
 
 export const CommandParams = t.Object({
   serial: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'Serial number of the terminal.' }),
-  id: t.String({ pattern: '^\\d{1,15}$', description: 'Command id.' }),
+  id: DigitsText('Command id.'),
 });

@@ -2,11 +2,11 @@
 import type { Static } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { FpaError } from '../../platform/errors';
-import { Instant, Int, OneOf, QueryInt, Text } from '../../platform/http/model';
+import { DigitsText, Instant, Int, OneOf, QueryInt, Text } from '../../platform/http/model';
 
 /** `?type=a,b`: event types, comma-separated. */
 const Types = t.String({ pattern: '^[a-z_]{1,64}(,[a-z_]{1,64}){0,49}$', description: 'Event types to include, comma-separated (default: every type).' });
-const After = t.String({ pattern: '^\\d{1,15}$', description: 'The last sequence already seen; 0 or absent for the start.' });
+const After = DigitsText('The last sequence already seen; 0 or absent for the start.');
 
 export const Event = t.Object({
   sequence: Int({ description: 'Position in the log; gap-free, in commit order.' }),
@@ -30,9 +30,7 @@ export const EventList = {
         '`asc` (default): the events after `after`, oldest first, to follow the log. `desc`: the newest first, before `before` (default: the newest of all), after `after` if given.',
       ),
     ),
-    before: t.Optional(
-      t.String({ pattern: '^\\d{1,15}$', description: 'With `order=desc`: the events before this sequence (the `last_sequence` of the page read before).' }),
-    ),
+    before: t.Optional(DigitsText('With `order=desc`: the events before this sequence (the `last_sequence` of the page read before).')),
   }),
   response: t.Object({
     results: t.Array(Event),

@@ -1,6 +1,6 @@
 /** The punches module's HTTP model. */
 import { t } from 'elysia';
-import { Body, Instant, Int, Nullable, OneOf, Page, PageQuery, RangeBound, Text, Uuid } from '../../platform/http/model';
+import { Body, DigitsText, Instant, Int, Nullable, OneOf, Page, PageQuery, RangeBound, Text, Uuid } from '../../platform/http/model';
 import { PUNCH_SOURCES } from './tables';
 
 export const Punch = t.Object(
@@ -37,7 +37,7 @@ export const Punch = t.Object(
 );
 
 /** `?after=`: a non-negative sequence (as text, so a too-large number is refused rather than rounded). */
-export const After = t.String({ pattern: '^\\d{1,15}$', description: 'The last sequence already seen; 0 or absent for the start.' });
+export const After = DigitsText('The last sequence already seen; 0 or absent for the start.');
 
 export const PunchLatest = {
   query: t.Object({ after: t.Optional(After), limit: PageQuery.limit }),

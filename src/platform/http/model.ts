@@ -18,6 +18,9 @@ export function saidAs<T extends TSchema>(schema: T, words: string): T {
   return Object.assign(schema, { [SAID_AS]: words });
 }
 
+/** A sequence or an id of digits, as text (up to 15 digits: within a safe integer); told in words when it is not one. */
+export const DigitsText = (description: string) => saidAs(t.String({ pattern: '^\\d{1,15}$', description }), 'a whole number of up to 15 digits');
+
 /**
  * Text people or terminals will see: no control characters (U+0000–U+001F, U+007F). A NUL
  * would be stored truncated by the database and ends a field on a terminal.
