@@ -58,8 +58,6 @@ export function otherZoneWords(serial: string, terminal: string, attendance: str
   return {
     message: `Terminal ${serial} keeps ${terminal} time, but ${judged}: its people’s dates, schedules, lateness and holidays are read in ${attendance} time (a schedule’s 09:00 is 09:00 in ${attendance}, ${there} on this terminal today).`,
     fix: `If the terminal stands in ${attendance}, correct its time zone (Terminals → ${serial} → Settings); if it really stands in ${terminal}, ${areaFix}: its people are then judged in ${terminal}.`,
-    details: area?.zoned
-      ? { time_zone: terminal, area_time_zone: attendance, area: area.name }
-      : { time_zone: terminal, attendance_time_zone: attendance },
+    details: area?.zoned ? { time_zone: terminal, area_time_zone: attendance, area: area.name } : { time_zone: terminal, attendance_time_zone: attendance },
   };
 }

@@ -17,7 +17,11 @@ const DAY_MS = 86_400_000;
 
 /** The answer for a person with no deletion asked (or out of the caller's areas: the same, so nothing is revealed). */
 export const notAsked = (enrolleeId: string): FpaError =>
-  new FpaError('not_found', 'no deletion proof of this person for you: none was asked (withdraw their consent or delete them first), or they are outside your areas', { enrollee: enrolleeId });
+  new FpaError(
+    'not_found',
+    'no deletion proof of this person for you: none was asked (withdraw their consent or delete them first), or they are outside your areas',
+    { enrollee: enrolleeId },
+  );
 
 export interface NoProofContext {
   enrollees: EnrolleeService;
