@@ -35,7 +35,11 @@ export const Health = t.Object({
       t.Object({
         endpoint: t.String({ format: 'uuid' }),
         disabled: t.Boolean(),
-        failing_since: Nullable(Instant('Since when every delivery to it failed, once for 10 minutes or more.')),
+        failing_since: Nullable(
+          Instant(
+            'Since when every delivery to it failed: an active endpoint once for 10 minutes or more; a disabled one, as its own view says (null when disabled by hand).',
+          ),
+        ),
         held: Int({ description: 'Its messages held until it is enabled (0 while active).' }),
         dead_letters: Int(),
       }),

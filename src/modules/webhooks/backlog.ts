@@ -108,9 +108,10 @@ export class BacklogCounter {
       }
       const deadHere = dead.get(e.id) ?? 0;
       out.dead_letters += deadHere;
-      // Failing with messages waiting: one whose last messages died and that has nothing to send is not behind.
-      const failing =
-        e.active && waiting > 0 && e.failingSince !== null && now - e.failingSince >= FAILING_ATTENTION_MS ? new Date(e.failingSince).toISOString() : null;
+      // Failing with messages waiting: one whose last messages died and that has nothing to send is
+      // not behind. A disabled one says since when it failed, as its own view (webhooks/{id}/) does.
+      const behind = e.active && waiting > 0 && e.failingSince !== null && now - e.failingSince >= FAILING_ATTENTION_MS;
+      const failing = (behind || !e.active) && e.failingSince !== null ? new Date(e.failingSince).toISOString() : null;
       if (!e.active || deadHere > 0 || failing) {
         out.attention.push({ endpoint: e.id, disabled: !e.active, failing_since: failing, held: e.active ? 0 : waiting, dead_letters: deadHere });
       }

@@ -73,6 +73,10 @@ describe('a disabled endpoint', () => {
         dead_letters: 0,
         attention: [{ endpoint: hook.id, disabled: true, held: 3, dead_letters: 0 }],
       });
+      // Since when it failed (the 410 that disabled it), as the endpoint's own view says.
+      const own = (await server.admin.get(`/webhooks/${hook.id}/`)).body.failing_since;
+      expect(own).toEqual(expect.any(String));
+      expect(health.attention[0]?.failing_since).toBe(own);
       expect(health.oldest_pending_age_seconds).toBeGreaterThanOrEqual(60);
       // HR reads health/ but not the endpoints (GET webhooks/ is not theirs): the counts, not which.
       const hr = await clientAs(server, 'hr');
