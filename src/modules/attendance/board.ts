@@ -9,7 +9,6 @@ import { selectAsJson } from '../../platform/db/json-results';
 import { FpaError } from '../../platform/errors';
 import { compareKeys } from '../../platform/name-key';
 import { addDays, dayBounds, localDateOf, requireDate } from '../../platform/time/dates';
-import { areaNames } from '../areas';
 import { areasOn, type CalendarService, type DayPlan, type Person, zoneOfAreas } from '../calendar';
 import type { EnrolleeService, RosterEntry } from '../enrollees';
 import {
@@ -249,28 +248,16 @@ export class TodayBoard {
    * moved "from tomorrow" works today where they were.
    */
   async zonesNow(): Promise<Map<string, string>> {
-    const zones = await this.calendar.areaZones(this.ctx.db.orm);
-    const fallback = this.attendance.timeZone;
-    const roster = await this.rosterOn(localDateOf(this.ctx.clock.now(), fallback));
-    return new Map(roster.map((p) => [p.id, zoneOfAreas(p.areaIds, zones) ?? fallback]));
-  }
-
-  /**
-   * The cached roster as it stands on `date`: the few with a move that takes effect after it
-   * carry the areas they have until then (a move made today "from tomorrow" counts from
-   * tomorrow), for each person's zone. The roster itself holds the latest areas.
-   */
-  private async rosterOn(date: string): Promise<readonly RosterEntry[]> {
     const q = this.ctx.db.orm;
+    const zones = await this.calendar.areaZones(q);
+    const fallback = this.attendance.timeZone;
     const roster = await this.enrollees.roster.read();
-    const moved = await this.enrollees.membership.idsMovedAfter(q, date);
-    if (moved.length === 0) return roster;
-    const then = new Map((await this.calendar.people(q, moved)).map((p) => [p.id, areasOn(p, date)]));
-    const names = await areaNames(q, [...new Set([...then.values()].flat())]);
-    return roster.map((p) => {
-      const ids = then.get(p.id);
-      return ids ? { ...p, areaIds: ids, areaNames: ids.map((id) => names.get(id) ?? id) } : p;
-    });
+    if (zones.size === 0) return new Map(roster.map((p) => [p.id, fallback]));
+    // The roster holds the latest areas: the few with a move taking effect after today have theirs of today.
+    const today = localDateOf(this.ctx.clock.now(), fallback);
+    const moved = await this.enrollees.membership.idsMovedAfter(q, today);
+    const then = new Map(moved.length === 0 ? [] : (await this.calendar.people(q, moved)).map((p) => [p.id, areasOn(p, today)]));
+    return new Map(roster.map((p) => [p.id, zoneOfAreas(then.get(p.id) ?? p.areaIds, zones) ?? fallback]));
   }
 
   /** Of these people (of one zone), those still in from last night's shift there. */
