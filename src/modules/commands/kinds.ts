@@ -103,6 +103,12 @@ export const PIN_KINDS: ReadonlySet<CommandKind> = new Set<CommandKind>([
   'ENROLL_BIO',
   'query_templates',
 ]);
+/**
+ * Commands that write under a PIN (a user record, a template, an enrolled part). Each waits on
+ * its terminal while a delete queued before it there that would remove what it writes is
+ * unfinished (polls.ts `DUE_SQL`): a refused delete retried after the write would take it away.
+ */
+export const PIN_WRITE_KINDS: ReadonlySet<CommandKind> = new Set<CommandKind>(['add_user', 'update_template', 'ENROLL_FP', 'ENROLL_BIO']);
 /** Why a command sent again and again without a result failed (the retry-commands job), as its result says. */
 export const NO_RESULT = 'no result from the terminal';
 /** Return=-10, "the user is not on the terminal": for a delete, nothing is left to delete. */

@@ -8,7 +8,16 @@ import type { WriteContext } from '../../platform/db/client';
 import { GroupCommit } from '../../platform/db/group-commit';
 import { ReadBatch } from '../../platform/db/read-batch';
 import type { CommandEndings } from './endings';
-import { type CommandKind, DELETE_KINDS, type DueCommand, INTERACTIVE_KINDS, INVENTORY_QUERY_OPEN, type MarkCandidate, PIN_KINDS } from './kinds';
+import {
+  type CommandKind,
+  DELETE_KINDS,
+  type DueCommand,
+  INTERACTIVE_KINDS,
+  INVENTORY_QUERY_OPEN,
+  type MarkCandidate,
+  PIN_KINDS,
+  PIN_WRITE_KINDS,
+} from './kinds';
 import { notIndexed, sqlList } from './query-plans';
 import type { CommandRuntime } from './runtime';
 import { deviceCommands } from './tables';
@@ -165,6 +174,14 @@ function dueReadKey(read: DueRead): string {
 const DUE_READS_PER_STATEMENT = 200;
 
 /**
+ * The supersede key of the delete of the part a write of `q` writes (enrollment/fan-out.ts
+ * `deleteKey`); null for a user record (no `fingerIndex`). A payload without a type is a fingerprint's.
+ */
+const PART_DELETE_KEY = `'tpl:' || (q.payload ->> 'pin') || ':'
+  || case when coalesce(q.payload ->> 'type', 'fingerprint') = 'fingerprint' then '' else (q.payload ->> 'type') || ':' end
+  || (q.payload ->> 'fingerIndex')`;
+
+/**
  * The due commands of several devices: `?1` now, `?2` the most per device, `?3` the devices as a
  * JSON array of `[deviceId, deletesOnly]`; `slot` is the device's place in it. For each device
  * the queue index answers its first pending commands in id order (a correlated subquery with
@@ -176,6 +193,13 @@ const DUE_READS_PER_STATEMENT = 200;
  * user record of its PIN is queued behind it (a template queued before the terminal's inventory
  * was answered, its person only after: a terminal refuses a finger of a user it does not hold,
  * Return=-10): the record goes first, then the template, found by the supersede index too.
+ * A write under a PIN (PIN_WRITE_KINDS) waits while a delete queued before it on that terminal
+ * is unfinished (pending, its retry included, or sent without an answer): the delete of the
+ * user (`user:<pin>`) or of the part it writes (enrollment/fan-out.ts `deleteKey`: `tpl:<pin>:<finger>`
+ * for a finger, `tpl:<pin>:<type>:<index>` for another kind). Not even in the same poll: a
+ * terminal that refuses the delete (a transient code, retried later) would still take the write,
+ * and the delete's retry would then remove the user put back or the finger enrolled again, which
+ * the service believes the terminal holds. Found by the supersede index as well.
  */
 export const DUE_SQL = `with asked as materialized (
     select key as slot, value ->> 0 as device_id, value ->> 1 as deletes_only,
@@ -192,6 +216,9 @@ export const DUE_SQL = `with asked as materialized (
       and not (q.kind = 'update_template' and exists (select 1 from fpa_device_commands as u
         where u.device_id = q.device_id and u.supersede_key = 'user:' || (q.payload ->> 'pin')
           and u.status = 'pending' and u.kind = 'add_user' and u.expires_at > ?1 and u.id > q.id))
+      and not (q.kind in (${sqlList(PIN_WRITE_KINDS)}) and exists (select 1 from fpa_device_commands as d
+        where d.device_id = q.device_id and d.supersede_key in ('user:' || (q.payload ->> 'pin'), ${PART_DELETE_KEY})
+          and d.id < q.id and d.kind in (${sqlList(DELETE_KINDS)}) and d.status in ('pending', 'sent')))
     order by q.id limit ?2)`;
 
 /**

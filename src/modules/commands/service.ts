@@ -188,6 +188,8 @@ export class CommandService {
         const code = result.returnCode;
         const resultJson = { return: code, cmd: result.cmd, fields: result.fields };
         const nothingToDelete = code === USER_NOT_ON_DEVICE && DELETE_KINDS.has(command.kind);
+        // A delete answered: the writes under its PIN that waited for it are due (polls.ts DUE_SQL).
+        if (DELETE_KINDS.has(command.kind)) afterCommit(() => this.polls.markQueued(deviceId));
         if (code === 0 || nothingToDelete || (code !== null && code > 0 && !INTERACTIVE_KINDS.has(command.kind))) {
           await this.endings.close(w, command, 'succeeded', now, code, resultJson);
         } else if (this.mayRetry(command, code)) {
