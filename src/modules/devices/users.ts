@@ -228,7 +228,7 @@ export class DeviceUsers {
 
   /**
    * The user is no longer on the terminal (a delete it confirmed). `putBack`: the service puts the
-   * user back at once (its record is queued behind the delete: enrollment/fan-out.ts
+   * user back (its record is queued behind the delete and goes once this answer came: enrollment/fan-out.ts
    * `clearWhatWasNotStored`), so every biometric it held there is gone but the user stays known,
    * linked as before, with the privilege and password its terminal gave it, which the record put
    * back keeps. A user who was someone goes with the time they left (departures.ts): what the

@@ -194,7 +194,7 @@ export const recordWhatTerminalHolds =
           enrolleeId: payload.enrollee,
         });
       } else if (kind === 'delete_user' && pin) {
-        // A user deleted to be put back at once (fan-out.ts `clearWhatWasNotStored`) stays known, without biometrics.
+        // A user deleted to be put back (fan-out.ts `clearWhatWasNotStored`; the record goes next) stays known, without biometrics.
         await devices.users.removed(w.tx, data.device.id, pin, { putBack: payload.putBack === true });
         // Their templates went with the user (a full resync's delete, an administrator's): none
         // reads as present there, nor waits for a delete there, but those written after it.
