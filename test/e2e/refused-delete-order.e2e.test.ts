@@ -7,9 +7,9 @@
  * withdrawal delete the user and put them back), then the same shape for one finger.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
+import { type SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
-import { drain, type EnrolledPerson, personWithFingers } from '../support/terminals';
+import { approvedTerminal, drain, type EnrolledPerson, personWithFingers } from '../support/terminals';
 
 let offset = 0;
 const clock = { now: () => Date.now() + offset };
@@ -42,14 +42,7 @@ async function userPhotoOn(t: SimulatedTerminal, pin: string): Promise<void> {
   expect(await userOn(t.sn, pin)).toMatchObject({ biometrics: { user_photo: 1 } });
 }
 
-async function terminal(sn: string): Promise<SimulatedTerminal> {
-  const t = new SimulatedTerminal({ url: server.url, sn, respond: refuser, now: clock.now });
-  await t.handshake();
-  await t.postOptions();
-  expect((await server.admin.post(`/devices/${sn}/approve/`, { areas: ['dpo'] })).status).toBe(200);
-  await drain(t);
-  return t;
-}
+const terminal = (sn: string): Promise<SimulatedTerminal> => approvedTerminal(server, sn, ['dpo'], { respond: refuser, now: clock.now });
 
 interface Command {
   id: number;

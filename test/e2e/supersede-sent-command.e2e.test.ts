@@ -6,9 +6,9 @@
  * that delete's answer. Through the real server and simulated terminals, on the test clock.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { SimulatedTerminal, type SimulatedTerminalOptions } from '../../src/simulator/terminal';
+import type { SimulatedTerminal, SimulatedTerminalOptions } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
-import { drain } from '../support/terminals';
+import { approvedTerminal, drain } from '../support/terminals';
 
 let offset = 0;
 const clock = { now: () => Date.now() + offset };
@@ -31,14 +31,7 @@ function slowAnswers(): typeof fetch {
   return Object.assign(call, { preconnect: fetch.preconnect });
 }
 
-async function terminal(sn: string, options: Partial<SimulatedTerminalOptions> = {}): Promise<SimulatedTerminal> {
-  const t = new SimulatedTerminal({ url: server.url, sn, ...options });
-  await t.handshake();
-  await t.postOptions();
-  expect((await server.admin.post(`/devices/${sn}/approve/`, { areas: ['north'] })).status).toBe(200);
-  await drain(t);
-  return t;
-}
+const terminal = (sn: string, options: Partial<SimulatedTerminalOptions> = {}): Promise<SimulatedTerminal> => approvedTerminal(server, sn, ['north'], options);
 
 interface Command {
   id: number;

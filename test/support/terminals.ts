@@ -35,6 +35,21 @@ export async function deviceLog(fpa: FingerprintAttendance, serial: string, kind
     .where(and(eq(deviceEvents.deviceId, device.id), eq(deviceEvents.kind, kind)));
 }
 
+/** A terminal that connected, approved into `areas`, its first commands run. */
+export async function approvedTerminal(
+  server: TestServer,
+  sn: string,
+  areas: string[],
+  options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {},
+): Promise<SimulatedTerminal> {
+  const t = new SimulatedTerminal({ url: server.url, sn, ...options });
+  await t.handshake();
+  await t.postOptions();
+  expect((await server.admin.post(`/devices/${sn}/approve/`, { areas })).status).toBe(200);
+  await drain(t);
+  return t;
+}
+
 /** A terminal that connected, approved into `areas` under a name, its first commands run. */
 export async function namedTerminal(
   server: TestServer,
