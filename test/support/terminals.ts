@@ -58,10 +58,7 @@ export async function namedTerminal(
   areas: string[],
   options: Partial<ConstructorParameters<typeof SimulatedTerminal>[0]> = {},
 ): Promise<SimulatedTerminal> {
-  const t = new SimulatedTerminal({ url: server.url, sn, ...options });
-  await t.handshake();
-  await t.postOptions();
-  expect((await server.admin.post(`/devices/${sn}/approve/`, { areas })).status).toBe(200);
+  const t = await approvedTerminal(server, sn, areas, options);
   expect((await server.admin.patch(`/devices/${sn}/`, { name })).status).toBe(200);
   await drain(t);
   return t;
