@@ -80,6 +80,8 @@ export interface CachedDevice {
 
 export class DeviceRegistration {
   private readonly lastFlushed = new BoundedMap<string, number>(MAX_CACHED_DEVICES);
+  /** When each terminal was last heard from again after a silence, on this instance (`returnedAt`). */
+  private readonly returned = new BoundedMap<string, number>(MAX_CACHED_DEVICES);
 
   constructor(
     private readonly ctx: DeviceRuntime,
@@ -142,6 +144,7 @@ export class DeviceRegistration {
         }
       });
       this.lastFlushed.set(row.id, now);
+      if (returning) this.returned.set(row.id, now);
       row = { ...row, ...set };
     } else {
       row = { ...row, lastSeenAt: now };
@@ -238,6 +241,16 @@ export class DeviceRegistration {
    * within ADMS_PENDING_EXPIRY are forgotten (with their device log), so junk serials do not
    * hold places for good. A real terminal still polling registers again at its next contact.
    */
+  /**
+   * When this instance last heard from the terminal again after a silence of DEVICE_OFFLINE_AFTER
+   * or more (undefined: not since it started): what it uploads just after may have been kept
+   * while it was away (terminals/ingest.ts, the clock's drift). Another instance's return is not
+   * known here.
+   */
+  returnedAt(deviceId: string): number | undefined {
+    return this.returned.get(deviceId);
+  }
+
   async expirePending(): Promise<{ expired: number }> {
     const now = this.ctx.clock.now();
     const cutoff = now - this.ctx.settings.ADMS_PENDING_EXPIRY;

@@ -253,6 +253,10 @@ export class AttendanceIngest {
     // a backlog (a history re-uploaded to a new server, a battery failure long since mended).
     const measured = newest === Number.NEGATIVE_INFINITY && punches.length <= REAL_TIME_RECORDS ? newestImpossible : newest;
     if (measured === Number.NEGATIVE_INFINITY || (measured === newest && now - newest > REAL_TIME_MS)) return;
+    // Back from a silence a moment ago: a punch dated before its return was kept while it was
+    // away (a network outage of a few minutes) and says nothing of its clock.
+    const back = this.devices.registration.returnedAt(device.id);
+    if (back !== undefined && now - back < REAL_TIME_MS && measured === newest && newest < back) return;
     const drift = Math.round((measured - now) / 1000);
     if (device.clockDriftSeconds !== null && Math.abs(drift - device.clockDriftSeconds) < DRIFT_RESOLUTION_S) return;
     await this.devices.reports.recordDrift(device, drift, { limitSeconds: this.ctx.settings.DEVICE_CLOCK_DRIFT_MAX / 1000 });
