@@ -189,3 +189,15 @@ describe('a move to another zone “from tomorrow”', () => {
     expect({ mumbai3: await inArea('mumbai3'), newyork: await inArea('newyork') }).toEqual({ mumbai3: false, newyork: true });
   });
 });
+
+describe('events name areas by id', () => {
+  test('GET areas/ gives the id an area_zone change names, beside the name', async () => {
+    expect((await server.admin.patch('/areas/mumbai3/', { time_zone: 'Asia/Dubai' })).status).toBe(200);
+    const events = await server.admin.get<{ results: { type: string; data: { kind?: string; id?: string } }[] }>(
+      '/events/?order=desc&limit=20&type=calendar_changed',
+    );
+    const change = events.body.results.find((e) => e.data.kind === 'area_zone');
+    const areas = await server.admin.get<{ results: { id: string; name: string }[] }>('/areas/?limit=100');
+    expect(areas.body.results.find((a) => a.id === change?.data.id)?.name).toBe('mumbai3');
+  });
+});
