@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { parseCsv } from '../../src/platform/csv';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
+import { peopleIn, zonedTerminals } from '../support/zoned-company';
 
 const LONDON = 'Europe/London';
 const NEW_YORK = 'America/New_York';
@@ -37,22 +38,24 @@ beforeAll(async () => {
   server = await startTestServer({ TIME_ZONE: LONDON }, { clock: { now: () => now } });
   await created('/areas/', { name: 'london' });
   await created('/areas/', { name: 'newyork', time_zone: NEW_YORK });
-  for (const [sn, zone, area] of [
-    ['LON1', LONDON, 'london'],
-    ['NYC1', NEW_YORK, 'newyork'],
-  ] as const) {
-    await created('/devices/', { serial_number: sn, time_zone: zone, areas: [area] });
-    terminals[sn] = new SimulatedTerminal({ url: server.url, sn, timeZone: zone, now: () => now });
-    await terminals[sn].handshake();
-  }
-  for (const [employee, area] of [
-    ['L-1', 'london'],
-    ['N-1', 'newyork'],
-  ] as const) {
-    await created('/employees/', { id: employee, name: `Person ${employee}` });
-    const enrollee = await created('/enrollees/', { employee, areas: [area] });
-    people[employee] = { id: enrollee.id, pin: enrollee.device_pin };
-  }
+  Object.assign(
+    terminals,
+    await zonedTerminals(
+      server,
+      [
+        ['LON1', LONDON, 'london'],
+        ['NYC1', NEW_YORK, 'newyork'],
+      ],
+      () => now,
+    ),
+  );
+  Object.assign(
+    people,
+    await peopleIn(server, [
+      ['L-1', 'london'],
+      ['N-1', 'newyork'],
+    ]),
+  );
   await created('/work-schedules/', { name: 'Day', start: '09:00', end: '17:00', grace_in: '0s', grace_out: '0s', weekdays: [1, 2, 3, 4, 5] });
   for (const area of ['london', 'newyork']) await created('/shift-assignments/', { schedule: 'Day', area, from: '2026-03-01' });
 });

@@ -10,8 +10,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { parseCsv } from '../../src/platform/csv';
-import { SimulatedTerminal } from '../../src/simulator/terminal';
+import type { SimulatedTerminal } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
+import { peopleIn, zonedTerminals } from '../support/zoned-company';
 
 const LONDON = 'Europe/London';
 const MUMBAI = 'Asia/Kolkata';
@@ -56,28 +57,30 @@ beforeAll(async () => {
   // Spelt as the tz database does, whatever the case given.
   expect((await created('/areas/', { name: 'mumbai', time_zone: 'asia/kolkata' })).time_zone).toBe(MUMBAI);
   expect((await created('/areas/', { name: 'newyork', time_zone: NEW_YORK })).people_in_several_zones).toBe(0);
-  for (const [sn, zone, area] of [
-    ['LON1', LONDON, 'london'],
-    ['MUM1', MUMBAI, 'mumbai'],
-    ['NYC1', NEW_YORK, 'newyork'],
-  ] as const) {
-    // Entered first with its zone, as an installer does: its punches are read in it from the first.
-    await created('/devices/', { serial_number: sn, time_zone: zone, areas: [area] });
-    terminals[sn] = new SimulatedTerminal({ url: server.url, sn, timeZone: zone, now: () => now });
-    await terminals[sn].handshake();
-  }
-  for (const [employee, area] of [
-    ['L-1', 'london'],
-    ['M-1', 'mumbai'],
-    ['M-2', 'mumbai'],
-    ['N-1', 'newyork'],
-    ['N-2', 'newyork'],
-    ['X-1', 'london'],
-  ] as const) {
-    await created('/employees/', { id: employee, name: `Person ${employee}` });
-    const enrollee = await created('/enrollees/', { employee, areas: [area] });
-    people[employee] = { id: enrollee.id, pin: enrollee.device_pin };
-  }
+  // Entered first with their zone, as an installer does: their punches are read in it from the first.
+  Object.assign(
+    terminals,
+    await zonedTerminals(
+      server,
+      [
+        ['LON1', LONDON, 'london'],
+        ['MUM1', MUMBAI, 'mumbai'],
+        ['NYC1', NEW_YORK, 'newyork'],
+      ],
+      () => now,
+    ),
+  );
+  Object.assign(
+    people,
+    await peopleIn(server, [
+      ['L-1', 'london'],
+      ['M-1', 'mumbai'],
+      ['M-2', 'mumbai'],
+      ['N-1', 'newyork'],
+      ['N-2', 'newyork'],
+      ['X-1', 'london'],
+    ]),
+  );
   await created('/work-schedules/', { name: 'Day', start: '09:00', end: '17:00', grace_in: '0s', grace_out: '0s', weekdays: [1, 2, 3, 4, 5] });
   await created('/work-schedules/', { name: 'Night', start: '22:00', end: '06:00', grace_in: '0s', grace_out: '0s', weekdays: [1, 2, 3, 4, 5] });
   for (const area of ['london', 'mumbai', 'newyork']) await created('/shift-assignments/', { schedule: 'Day', area, from: '2026-03-01' });

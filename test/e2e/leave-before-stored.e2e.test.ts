@@ -10,22 +10,17 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { formatDeviceCmdResult } from '../../src/protocol/adms';
-import { SimulatedTerminal } from '../../src/simulator/terminal';
+import type { SimulatedTerminal } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
-import { drain } from '../support/terminals';
+import { approvedTerminal, drain } from '../support/terminals';
 
 const ZONE = 'Europe/Berlin';
 const berlin = (date: string, time: string) => Date.parse(`${date}T${time}:00+01:00`);
 let now = berlin('2026-03-02', '07:00');
 let server: TestServer;
 
-async function terminal(sn: string, area: string, existingUsers: { pin: string; name: string; fingers: number[] }[] = []) {
-  const t = new SimulatedTerminal({ url: server.url, sn, timeZone: ZONE, now: () => now, existingUsers });
-  await t.handshake();
-  await t.postOptions();
-  expect((await server.admin.post(`/devices/${sn}/approve/`, { areas: [area] })).status).toBe(200);
-  await drain(t);
-  return t;
+function terminal(sn: string, area: string, existingUsers: { pin: string; name: string; fingers: number[] }[] = []): Promise<SimulatedTerminal> {
+  return approvedTerminal(server, sn, [area], { timeZone: ZONE, now: () => now, existingUsers });
 }
 const commandsOf = (body: string) =>
   body

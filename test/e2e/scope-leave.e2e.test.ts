@@ -6,9 +6,9 @@
  * terminal with them. Through the real server, simulated terminals and the test clock.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
+import { type SimulatedTerminal, syntheticTemplate } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
-import { drain } from '../support/terminals';
+import { approvedTerminal, drain } from '../support/terminals';
 
 const ZONE = 'Europe/Berlin';
 const berlin = (date: string, time: string) => Date.parse(`${date}T${time}:00+01:00`);
@@ -19,13 +19,8 @@ let server: TestServer;
 let siteA: SimulatedTerminal;
 let siteB: SimulatedTerminal;
 
-async function terminal(sn: string, area: string, existingUsers: { pin: string; name: string; fingers: number[] }[] = []): Promise<SimulatedTerminal> {
-  const t = new SimulatedTerminal({ url: server.url, sn, timeZone: ZONE, now: () => now, existingUsers });
-  await t.handshake();
-  await t.postOptions();
-  expect((await server.admin.post(`/devices/${sn}/approve/`, { areas: [area] })).status).toBe(200);
-  await drain(t);
-  return t;
+function terminal(sn: string, area: string, existingUsers: { pin: string; name: string; fingers: number[] }[] = []): Promise<SimulatedTerminal> {
+  return approvedTerminal(server, sn, [area], { timeZone: ZONE, now: () => now, existingUsers });
 }
 
 async function moveTo(id: string, area: string): Promise<void> {
