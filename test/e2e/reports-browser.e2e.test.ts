@@ -42,14 +42,20 @@ afterAll(async () => {
 });
 
 async function open(tab: string): Promise<void> {
+  // Each report's page is opened afresh, from another page: a tab's link to the address already
+  // shown would draw nothing anew, and the Reports link draws the first report, which a tab's
+  // click then draws again (a field filled in between would be thrown away).
+  const tabs = page.getByRole('navigation', { name: 'Reports' });
+  if (await tabs.isVisible()) {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Today' }).click();
+    await tabs.waitFor({ state: 'detached' });
+  }
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Reports' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Reports' }).waitFor();
-  // The tab's page is drawn anew after its link changes the address: wait for the new heading,
-  // not the one already there (a field filled in the old page would be thrown away).
+  await tabs.waitFor();
   await page.evaluate(() => {
     for (const e of Array.from(document.querySelectorAll('h2'))) e.setAttribute('data-old', '');
   });
-  await page.getByRole('navigation', { name: 'Reports' }).getByRole('link', { name: tab }).click();
+  await tabs.getByRole('link', { name: tab }).click();
   await page.locator('h2:not([data-old])', { hasText: `${tab} report` }).waitFor();
 }
 
@@ -58,11 +64,19 @@ async function period(from = FROM, to = TO): Promise<void> {
   await page.getByLabel('To', { exact: true }).fill(to);
 }
 
-/** Clicks a download button; the file as the browser saved it, and its suggested name. */
+/**
+ * Clicks a download button; the file as the browser saved it, and its suggested name. Once the
+ * page says the file is on its way, as a person waits for it before the next click (the buttons
+ * wait while a file is prepared).
+ */
 async function download(label: 'CSV' | 'Excel' | 'PDF'): Promise<{ name: string; bytes: Uint8Array }> {
   const event = page.waitForEvent('download');
   await page.getByRole('button', { name: `Download ${label}` }).click();
   const file = await event;
+  await page
+    .locator('#report-status')
+    .filter({ hasText: `Downloading ${file.suggestedFilename()}` })
+    .waitFor();
   return { name: file.suggestedFilename(), bytes: new Uint8Array(readFileSync((await file.path())!)) };
 }
 
@@ -247,6 +261,28 @@ describe('Reports in the console', () => {
     const csv = await download('CSV');
     expect(csv.name).toBe(`summary-${FROM}-${TO}.csv`);
     expect(readByThePage).toEqual([]);
+  });
+
+  test('a download begun on another tab while a file is still prepared is said on its way, not left “Preparing the file…”', async () => {
+    // Two PDFs held back, each left for another tab before it came: their pages wait no more.
+    const held: Array<() => void> = [];
+    await page.route('**/reports/*.pdf*', async (route) => {
+      await new Promise<void>((resolve) => held.push(resolve));
+      await route.continue().catch(() => undefined); // its frame is gone: the request was cancelled
+    });
+    for (const tab of ['Summary', 'Exceptions']) {
+      await open(tab);
+      await period();
+      await page.getByRole('button', { name: 'Download PDF' }).click();
+      await page.getByRole('status').filter({ hasText: 'Preparing the file…' }).waitFor();
+    }
+    await open('Daily');
+    await page.getByLabel('Date').fill('2026-02-03');
+    const csv = await download('CSV');
+    expect(csv.name).toBe('daily-2026-02-03.csv');
+    expect(await page.getByRole('button', { name: 'Download PDF' }).getAttribute('aria-disabled')).toBeNull();
+    for (const release of held) release();
+    await page.unroute('**/reports/*.pdf*');
   });
 
   test('a refusal is said beside the buttons, not saved as a file (an area deleted since the page was opened)', async () => {

@@ -21,7 +21,13 @@ const WATCH_MS = 200;
  */
 const GIVE_UP_MS = 2 * 60_000;
 
-let frame: HTMLIFrameElement | null = null;
+/**
+ * The latest download: its frame, and the end of its wait. One wait at a time: a new download
+ * ends the one before (a page left while its file was prepared, then another download begun), or
+ * two watches would race for the one cookie and the new one could wait in vain, "Preparing the
+ * file…" for minutes. Ending a wait that is over already does nothing.
+ */
+let waiting: { frame: HTMLIFrameElement; end: () => void } | null = null;
 
 function startedCookie(): string | null {
   const found = document.cookie.split('; ').find((c) => c.startsWith(`${DOWNLOAD_STARTED_COOKIE}=`));
@@ -51,11 +57,11 @@ function refusalIn(shown: HTMLIFrameElement): { code: string; message: string } 
 
 /** Downloads `path` of the API (`reports/timesheet.xlsx?…`) the browser's way; answers once it starts or is refused. */
 export function downloadFile(path: string): Promise<DownloadOutcome> {
+  // The download before ends, and its frame goes: its file is on its way (or was refused) by now.
+  waiting?.end();
+  waiting?.frame.remove();
   clearStarted();
-  // The frame of the download before goes: its file is on its way (or was refused) by now.
-  frame?.remove();
   const opened = h('iframe', { src: `${API}/${path}`, hidden: true, title: 'Download', tabindex: '-1', 'aria-hidden': 'true' });
-  frame = opened;
   return new Promise((resolve) => {
     const since = Date.now();
     const done = (outcome: DownloadOutcome) => {
@@ -64,13 +70,19 @@ export function downloadFile(path: string): Promise<DownloadOutcome> {
       clearStarted();
       resolve(outcome);
     };
+    // Ended by the next download: no longer waited for, as after GIVE_UP_MS.
+    waiting = { frame: opened, end: () => done({ started: '' }) };
     const watch = setInterval(() => {
       const started = startedCookie();
       if (started !== null) done({ started });
       else if (Date.now() - since > GIVE_UP_MS) done({ started: '' });
     }, WATCH_MS);
-    // A file being saved loads nothing in the frame: a load is the page of a refusal.
-    opened.onload = () => done({ refused: refusalIn(opened) });
+    // A file being saved loads nothing in the frame: a load is the page of a refusal, unless the
+    // file's cookie came first (a browser that fires the frame's load for a download too).
+    opened.onload = () => {
+      const started = startedCookie();
+      done(started === null ? { refused: refusalIn(opened) } : { started });
+    };
     document.body.append(opened);
   });
 }
