@@ -8,6 +8,8 @@
  * log keeps every event's place. Real server, real libSQL file, a simulated terminal.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { attendanceDays } from '../../src/app/schema';
 import type { EmployeeDirectory } from '../../src/modules/employees';
@@ -62,6 +64,14 @@ async function search(): Promise<{ table: string; needle: string; row: Record<st
     }
   }
   return found;
+}
+
+/** Which of the database's files hold these bytes (the WAL's older frames included). */
+function filesHolding(text: string): string[] {
+  return ['fpa.db', 'fpa.db-wal'].filter((name) => {
+    const path = join(server.dir, name);
+    return existsSync(path) && readFileSync(path).includes(Buffer.from(text));
+  });
 }
 
 /** Waits until the log's followers (attendance days) have applied every event: the purge never rewrites one they have not. */
@@ -179,6 +189,8 @@ describe('retention past the horizon', () => {
     const run = await server.admin.post('/jobs/purge-retention/run/');
     expect(run.body.result.events_redacted).toBeGreaterThan(0);
     expect(await search()).toEqual([]);
+    // Nor in the files: secure delete zeroed the freed pages, and the WAL's older frames are gone.
+    for (const needle of ['Wilhelmina', 'Oyelaran', EMPLOYEE, CARD]) expect({ needle, at: filesHolding(needle) }).toEqual({ needle, at: [] });
     const events = (await server.admin.get('/events/?limit=1000')).body.results as { sequence: number; type: string; data: Record<string, unknown> }[];
     expect(events.length).toBe(eventsBefore);
     const days = events.filter((e) => e.type === 'attendance_day_changed');

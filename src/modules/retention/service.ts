@@ -32,6 +32,7 @@
  */
 
 import { formatDuration } from '../../platform/config/values';
+import { emptyWal } from '../../platform/db/erase';
 import { removeReplacedBefore, removeUnfinishedRestore } from '../../platform/db/restore';
 import { localDateOf } from '../../platform/time/dates';
 import type { Anomalies } from '../anomalies';
@@ -146,11 +147,22 @@ export class Retention {
       const rules = personalDataRules(punchCutoff, localDateOf(punchCutoff, s.ATTENDANCE_TIME_ZONE));
       counts.events_redacted = await log.pruning.redactOld(rules, (events) => webhooks.stillOwed(events));
       counts.audit_redacted = await redactAuditBefore(ctx.db, punchCutoff);
+      if (counts.enrollees_scrubbed + counts.employees_erased + counts.events_redacted + counts.audit_redacted > 0) await this.eraseOldFrames();
     }
     await ctx.db.write(({ tx }) =>
       audit(tx, ctx.clock.now(), { actor: 'system', action: 'retention.purged', targetType: 'retention', details: { ...counts } }),
     );
     return counts;
+  }
+
+  /**
+   * What the purge scrubbed is zeroed in the database's pages (secure delete), but the WAL's
+   * older frames, and the database file until they are checkpointed, still hold it: emptied
+   * (platform/db/erase.ts), or said when it cannot be yet.
+   */
+  private async eraseOldFrames(): Promise<void> {
+    if (await emptyWal(this.ctx.db)) return;
+    this.ctx.log.warn('personal data purged, but the WAL could not be emptied yet: its older frames hold it until the next checkpoints');
   }
 
   /**
