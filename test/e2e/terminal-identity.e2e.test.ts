@@ -385,6 +385,9 @@ describe('a moved terminal, and someone with its serial (ADMS_TRUST=address)', (
     expect(await view('MV-5')).toMatchObject({ ip_address: MOVED, reported_address: '10.7.7.7', pinned_address: MOVED });
     const listed = (await server.admin.get('/devices/')).body.results.find((d: { serial_number: string }) => d.serial_number === 'MV-5');
     expect(listed).toMatchObject({ ip_address: MOVED, reported_address: '10.7.7.7' });
+    // A garbled INFO's address is no address: the last one it reported stays.
+    await moved.get('getrequest', info('999.1.1.1'));
+    expect(await view('MV-5')).toMatchObject({ reported_address: '10.7.7.7' });
   });
 });
 

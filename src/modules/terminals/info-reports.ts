@@ -3,6 +3,7 @@
  * reply, the 3.x registry body), mapped onto one DeviceReport for devices.reports.recordReport.
  */
 
+import { isIP } from 'node:net';
 import { createDict, type DeviceInfo, type Dict, parameterValue, parseIntStrict } from '../../protocol/adms';
 import { type DeviceReport, type DeviceRow, nextParameters, type ParameterMode, sameParameters } from '../devices';
 
@@ -17,6 +18,12 @@ function first(d: Dict, ...keys: string[]): string | null {
 function count(d: Dict, ...keys: string[]): number | null {
   const n = parseIntStrict(first(d, ...keys) ?? undefined);
   return n !== null && n >= 0 ? n : null;
+}
+
+/** An address the terminal reports of itself, when it is one (`999.1.1.1` from a garbled INFO is not). */
+function addressOf(value: string | null | undefined): string | null {
+  const v = value?.trim();
+  return v && isIP(v) !== 0 ? v : null;
 }
 
 /**
@@ -51,7 +58,7 @@ export function reportFromParameters(sent: Dict, mode: ParameterMode): DeviceRep
     userCount: count(d, 'UserCount'),
     fingerprintCount: count(d, 'FPCount'),
     attendanceCount: count(d, 'TransactionCount'),
-    reportedAddress: first(d, 'IPAddress', '~IPAddress'),
+    reportedAddress: addressOf(first(d, 'IPAddress', '~IPAddress')),
     algorithmVersion: first(d, 'FPVersion', '~ZKFPVersion', '~AlgVer'),
     faceAlgorithmVersion: first(d, 'FaceVersion'),
     parameters: { ...d },
@@ -69,7 +76,7 @@ export function reportFromInfo(info: DeviceInfo): DeviceReport {
     userCount: info.userCount,
     fingerprintCount: info.fpCount,
     attendanceCount: info.attLogCount,
-    reportedAddress: info.ip,
+    reportedAddress: addressOf(info.ip),
     algorithmVersion: info.fpAlgVersion,
     faceAlgorithmVersion: info.faceAlgVersion,
   };
