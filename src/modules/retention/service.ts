@@ -141,17 +141,27 @@ export class Retention {
     // Before the redaction: what is gone needs no rewriting.
     const logCutoff = cutoff(s.RETENTION_EVENTS_DAYS);
     if (logCutoff !== null) counts.events_purged = await log.pruning.purgeBefore(logCutoff, (events) => webhooks.stillOwed(events));
-    if (punchCutoff !== null) {
-      counts.enrollees_scrubbed = await this.scrubTombstones(punchCutoff);
-      counts.employees_erased = await this.deps.employees.eraseInactiveBefore(punchCutoff);
-      const rules = personalDataRules(punchCutoff, localDateOf(punchCutoff, s.ATTENDANCE_TIME_ZONE));
-      counts.events_redacted = await log.pruning.redactOld(rules, (events) => webhooks.stillOwed(events));
-      counts.audit_redacted = await redactAuditBefore(ctx.db, punchCutoff);
-      if (counts.enrollees_scrubbed + counts.employees_erased + counts.events_redacted + counts.audit_redacted > 0) await this.eraseOldFrames();
-    }
+    if (punchCutoff !== null) Object.assign(counts, await this.purgePersonalData(punchCutoff));
     await ctx.db.write(({ tx }) =>
       audit(tx, ctx.clock.now(), { actor: 'system', action: 'retention.purged', targetType: 'retention', details: { ...counts } }),
     );
+    return counts;
+  }
+
+  /** The people past the horizon: tombstones scrubbed, employees erased, events and audit entries redacted; then the WAL emptied. */
+  private async purgePersonalData(
+    punchCutoff: number,
+  ): Promise<Pick<PurgeCounts, 'enrollees_scrubbed' | 'employees_erased' | 'events_redacted' | 'audit_redacted'>> {
+    const { log, webhooks } = this.deps;
+    const counts = {
+      enrollees_scrubbed: await this.scrubTombstones(punchCutoff),
+      employees_erased: await this.deps.employees.eraseInactiveBefore(punchCutoff),
+      events_redacted: await log.pruning.redactOld(personalDataRules(punchCutoff, localDateOf(punchCutoff, this.ctx.settings.ATTENDANCE_TIME_ZONE)), (events) =>
+        webhooks.stillOwed(events),
+      ),
+      audit_redacted: await redactAuditBefore(this.ctx.db, punchCutoff),
+    };
+    if (counts.enrollees_scrubbed + counts.employees_erased + counts.events_redacted + counts.audit_redacted > 0) await this.eraseOldFrames();
     return counts;
   }
 
