@@ -197,6 +197,15 @@ describe('INFO results', () => {
     expect((await admsFetch(server.url, '/iclock/devicecmd?SN=INFODEV', { body: `ID=${id}&Return=0&CMD=INFO\nFPVersion=13\n` })).body).toBe('OK');
     expect((await deviceRow('INFODEV'))!.algorithmVersion).toBe('12');
   });
+
+  test('an answer to its own INFO command that was never sent changes nothing, and the command stays queued', async () => {
+    const core = server.fpa.service;
+    const mine = (await deviceRow('INFODEV'))!;
+    const [id] = await core.runtime.db.write((w) => core.commands.enqueue(w, [{ deviceId: mine.id, kind: 'info', payload: {} }]));
+    expect((await admsFetch(server.url, '/iclock/devicecmd?SN=INFODEV', { body: `ID=${id}&Return=0&CMD=INFO\nFPVersion=14\n` })).body).toBe('OK');
+    expect((await deviceRow('INFODEV'))!.algorithmVersion).toBe('12');
+    expect((await admsFetch(server.url, '/iclock/getrequest?SN=INFODEV')).body).toBe(`C:${id}:INFO\n`);
+  });
 });
 
 describe('3.x templatev10 PINs are validated like every other table', () => {

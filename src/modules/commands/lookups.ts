@@ -29,7 +29,10 @@ export class CommandLookups {
     private readonly devices: DeviceService,
   ) {}
 
-  /** Unfinished commands of `kind` among these ids on a device (an INFO answer must answer an INFO). */
+  /**
+   * Unfinished commands of `kind` among these ids on a device that went out (an INFO answer must
+   * answer an INFO the terminal was sent: service.ts applyResults ignores any other).
+   */
   async openOfKind(deviceId: string, kind: CommandKind, ids: number[]): Promise<Set<number>> {
     if (ids.length === 0) return new Set();
     const rows = await this.ctx.db.orm
@@ -40,6 +43,7 @@ export class CommandLookups {
           eq(deviceCommands.deviceId, deviceId),
           eq(deviceCommands.kind, kind),
           inArray(deviceCommands.status, ['pending', 'sent']),
+          or(eq(deviceCommands.status, 'sent'), isNotNull(deviceCommands.sentAt), gt(deviceCommands.attempts, 0)),
           inArray(deviceCommands.id, ids),
         ),
       );

@@ -17,7 +17,7 @@ import { and, eq, inArray, lt, lte, notInArray, or, type SQL, sql } from 'drizzl
 import { chunks } from '../../platform/chunks';
 import type { Tx, WriteContext } from '../../platform/db/client';
 import { deleteInBatches } from '../../platform/db/purge';
-import type { DeviceService } from '../devices';
+import { type DeviceService, noteOnDevice } from '../devices';
 import type { EventChannel, EventLog } from '../events';
 import { CommandEndings } from './endings';
 import type { CommandEvents } from './events';
@@ -31,6 +31,7 @@ import {
   type NewCommand,
   NO_RESULT,
   USER_NOT_ON_DEVICE,
+  wentOut,
 } from './kinds';
 import { CommandLookups } from './lookups';
 import { refusalNoted } from './open';
@@ -48,6 +49,29 @@ export type DeletesReplaced = (w: WriteContext, replaced: readonly ReplacedDelet
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
 /** SQLite bind-variable budget per `IN (...)` list. */
 const IN_CHUNK = 500;
+/** Ignored results noted one by one on the terminal's log per request; the rest are counted. */
+const IGNORED_NOTED = 20;
+
+/** A command a result may close: sent, or put back for a resend after it went out (a late answer to that send). */
+function awaitsResult(command: CommandRow): boolean {
+  return command.status === 'sent' || (command.status === 'pending' && wentOut(command));
+}
+
+/**
+ * Notes on the terminal's log the results that were ignored because no command of this terminal
+ * has their id, or because that command was never sent (a forged or confused answer).
+ */
+async function noteIgnoredResults(tx: Tx, deviceId: string, unknown: readonly string[], neverSent: readonly string[], now: number): Promise<void> {
+  const ignored = [...unknown.map((id) => ({ id, reason: 'unknown' as const })), ...neverSent.map((id) => ({ id, reason: 'never_sent' as const }))];
+  for (const { id, reason } of ignored.slice(0, IGNORED_NOTED)) {
+    const why = reason === 'unknown' ? 'no command of this terminal has that id' : 'that command was never sent to the terminal';
+    await noteOnDevice(tx, deviceId, 'command_result_ignored', `result for command ${id.slice(0, 40)} ignored: ${why}`, { id: id.slice(0, 40), reason }, now);
+  }
+  if (ignored.length > IGNORED_NOTED) {
+    const more = ignored.length - IGNORED_NOTED;
+    await noteOnDevice(tx, deviceId, 'command_result_ignored', `${more} more results ignored`, { more }, now);
+  }
+}
 
 export class CommandService {
   readonly events: EventChannel<CommandEvents>;
@@ -156,13 +180,16 @@ export class CommandService {
    * Applies `devicecmd` results. Unknown or already-closed ids are ignored (resends); so is a
    * late answer to a command superseded since it went out: what superseded it is still sent and
    * awaited under its own id. A `pending` command that went out before holds the content it went
-   * out with (supersede.ts never rewrites it), so its answer closes it.
+   * out with (supersede.ts never rewrites it), so its answer closes it. A result for a command
+   * that never went out is ignored like an unknown id: the terminal cannot have run what it was
+   * never sent, and taking it would close a delete (and confirm a deletion proof) that never
+   * reached the terminal. Both are noted on the terminal's log (`command_result_ignored`).
    * `deletesOnly` (a terminal that is not approved): only results of deletes, the one kind it is sent.
    */
   async applyResults(deviceId: string, results: CommandAnswer[], options: { deletesOnly?: boolean } = {}): Promise<{ applied: number; unknown: string[] }> {
     const numeric = results.filter((r) => /^\d{1,15}$/.test(r.id));
     const unknown = results.filter((r) => !/^\d{1,15}$/.test(r.id)).map((r) => r.id);
-    if (numeric.length === 0) return { applied: 0, unknown };
+    if (results.length === 0) return { applied: 0, unknown };
     const now = this.ctx.clock.now();
     let applied = 0;
     await this.ctx.db.write(async (w) => {
@@ -177,12 +204,12 @@ export class CommandService {
         );
       }
       const byId = new Map(rows.map((r) => [String(r.id), r]));
+      const neverSent: string[] = [];
       for (const result of numeric) {
         const command = byId.get(result.id);
-        if (!command || (command.status !== 'sent' && command.status !== 'pending')) {
-          if (!command) unknown.push(result.id);
-          continue;
-        }
+        if (!command) unknown.push(result.id);
+        else if (command.status === 'pending' && !wentOut(command)) neverSent.push(result.id);
+        if (!command || !awaitsResult(command)) continue;
         if (options.deletesOnly && !DELETE_KINDS.has(command.kind)) continue;
         applied++;
         const code = result.returnCode;
@@ -208,6 +235,8 @@ export class CommandService {
           await this.endings.close(w, command, 'failed', now, code, resultJson);
         }
       }
+      await noteIgnoredResults(tx, deviceId, unknown, neverSent, now);
+      unknown.push(...neverSent);
     });
     return { applied, unknown };
   }
