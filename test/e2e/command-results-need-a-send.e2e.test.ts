@@ -134,3 +134,22 @@ describe('a command result needs a send', () => {
     expect(await deviceLog(server.fpa, 'RES-LATE', 'command_result_ignored')).toEqual([]);
   });
 });
+
+describe('a HEAD poll', () => {
+  test('takes nothing from the queue: answered as an idle poll, the commands stay pending for the next GET', async () => {
+    const t = await approvedTerminal(server, 'RES-HEAD', ['res-head']);
+    const p = await heldBy(t, 'RES-5', 'res-head');
+    expect((await server.admin.patch(`/enrollees/${p.id}/`, { card: '4712' })).status).toBe(200);
+    const [queued] = (await commandsOf('RES-HEAD', p.device_pin)).filter((c) => c.kind === 'add_user' && c.status === 'pending');
+    expect(queued).toMatchObject({ attempts: 0, sent_at: null });
+
+    const head = await fetch(`${server.url}/iclock/getrequest?SN=RES-HEAD`, { method: 'HEAD', headers: { 'user-agent': 'iClock Proxy/1.09' } });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    expect((await commandsOf('RES-HEAD', p.device_pin)).find((c) => c.id === queued!.id)).toMatchObject({ status: 'pending', attempts: 0, sent_at: null });
+
+    const polled = await t.poll();
+    expect(polled.map((c) => Number(c.id))).toContain(queued!.id);
+    expect(t.users.get(p.device_pin)?.fields.Card).toBe('4712');
+  });
+});

@@ -223,7 +223,8 @@ export class TerminalEndpoints {
   private async poll(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     let device = await this.devices.registration.touch(serial, contactOf(req));
     // Not from the approved terminal: its facts are not taken, and nothing is sent; the commands stay queued.
-    if (withheld(req.trust)) return ok();
+    // Nor to a HEAD: its answer carries no body, and a command taken by it would be marked sent and never run.
+    if (withheld(req.trust) || req.method === 'HEAD') return ok();
     if (req.query.info) device = await this.report(device, reportFromInfo(parseInfoParam(req.query.info)));
     // A terminal that is not approved is sent its deletes only (render.ts).
     return ok((await this.deps.renderer.takeBatch(device)) ?? 'OK');
