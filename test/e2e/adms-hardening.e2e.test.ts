@@ -45,11 +45,61 @@ describe('ADMS_MAX_REQUEST_BYTES', () => {
     expect(await res.text()).toBe('request body too large');
   });
 
+  test('a chunked body past the cap whose sender waits for the answer gets 413 at once, and the connection closes', async () => {
+    // The terminal sends chunks past the cap and then holds back the rest. Before, the answer came
+    // only when the idle timeout reset the connection (~32 s), or with a short Host (the request
+    // rebuilt, routable-url.ts) never; the connection stayed open until then in any case.
+    for (const host of [new URL(server.url).host, 'fpa']) {
+      const res = await chunkedPastTheCap(host);
+      expect({ host, status: res.status, body: res.body, closed: res.closed }).toEqual({ host, status: 413, body: 'request body too large', closed: true });
+      expect(res.answeredAfterMs).toBeLessThan(5_000);
+    }
+  });
+
   test('a body under the cap is accepted', async () => {
     const res = await admsFetch(server.url, '/iclock/cdata?SN=BIG3&table=ATTLOG', { body: line(1) });
     expect(res.body).toBe('OK:1');
   });
 });
+
+/**
+ * A raw socket sends a chunked upload with 3,000 bytes (the cap is 2,048) and no last chunk, then
+ * waits: what came back within 10 s, and whether the server closed the connection by then.
+ */
+function chunkedPastTheCap(host: string): Promise<{ status: number; body: string; closed: boolean; answeredAfterMs: number }> {
+  const url = new URL(server.url);
+  const started = performance.now();
+  let received = '';
+  let answeredAfterMs = Number.POSITIVE_INFINITY;
+  return new Promise((resolve) => {
+    const settle = (closed: boolean) => {
+      clearTimeout(timer);
+      const [head = '', body = ''] = received.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), body, closed, answeredAfterMs });
+    };
+    const timer = setTimeout(() => settle(false), 10_000);
+    void Bun.connect({
+      hostname: url.hostname,
+      port: Number(url.port),
+      socket: {
+        open(socket) {
+          socket.write(`POST /iclock/cdata?SN=BIG4&table=ATTLOG HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+          const chunk = line(7)
+            .repeat(Math.ceil(1000 / line(7).length))
+            .slice(0, 1000);
+          for (let i = 0; i < 3; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+        },
+        data(_socket, data) {
+          if (received === '') answeredAfterMs = performance.now() - started;
+          received += new TextDecoder().decode(data);
+        },
+        close() {
+          settle(true);
+        },
+      },
+    });
+  });
+}
 
 describe('ADMS_DEVICE_TOKENS', () => {
   test('a listed serial without its token is refused and not registered', async () => {

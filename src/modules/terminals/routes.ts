@@ -105,6 +105,9 @@ export function admsRoutes(ctx: TerminalRuntime, endpoints: TerminalEndpoints) {
         // every terminal polls every few seconds).
         set.status = reply.status;
         if (reply.status === 405) set.headers.allow = [...TERMINAL_METHODS].join(', ');
+        // The rest of a body over the cap is never read: the connection closes after the answer,
+        // or it would stay open, its unread bytes pending, until Bun's idle timeout.
+        if (reply.status === 413) set.headers.connection = 'close';
         set.headers['content-type'] = 'text/plain';
         set.headers.date = formatHttpDate(new Date(clock.now()));
         echoIn(set.headers);

@@ -11,7 +11,11 @@ export async function readCapped(stream: ReadableStream<Uint8Array>, limit: numb
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel().catch(() => undefined);
+      // Not awaited: the body of a request rebuilt from the one Bun received (routable-url.ts, a
+      // short or missing Host) is fed from the original's stream, and its cancel settles only
+      // once the read in progress there does: never, while the client holds back the rest of
+      // its body for an answer, until Bun's idle timeout resets the connection with no answer.
+      reader.cancel().catch(() => undefined);
       return null;
     }
     parts.push(value);
