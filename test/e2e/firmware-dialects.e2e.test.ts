@@ -402,3 +402,39 @@ describe('the dialect follows what the terminal declared at registry', () => {
     expect((await terminal('/iclock/cdata?SN=ATTREGISTRY1&options=all&pushver=2.4.1')).body).toStartWith('GET OPTION FROM:');
   });
 });
+
+describe('3.x deletes, in the spelling each table needs', () => {
+  test('a withdrawal deletes BIODATA templates as `DATA DELETE biodata Type=…\tpin=…\tno=…`, v10 fingerprints as `templatev10`', async () => {
+    const BIO = 'BIOFACEDEL01';
+    const V10 = 'SF2AV10DEL01';
+    await securityTerminal(BIO, '3.1.2', 'DeviceType=acc,~DeviceName=BioFace A1,PushVersion=3.1.2,MultiBioDataSupport=0:1:0:0:0:0:0:0:0:1');
+    await securityTerminal(V10, '3.1.2', 'DeviceType=acc,~DeviceName=SenseFace 2A,PushVersion=3.1.2,FPVersion=10');
+    await server.admin.post('/employees/', { id: 'E-5', name: 'Di Delete' });
+    const di = (await server.admin.post('/enrollees/', { employee: 'E-5' })).body as { id: string; device_pin: string };
+    await server.admin.post(`/enrollees/${di.id}/consent/`, { version: 'v1', method: 'paper' });
+    await drain(BIO);
+    await drain(V10);
+    // Enrolled at the BioFace: a v10 finger and a visible-light face, uploaded as 3.x biodata.
+    const biodata = (type: number, no: number, major: string, minor: string) =>
+      `biodata pin=${di.device_pin}\tno=${no}\tindex=0\tvalid=1\tduress=0\ttype=${type}\tmajorver=${major}\tminorver=${minor}\tformat=0\ttmp=${syntheticTemplate()}\n`;
+    const uploaded = await terminal(`/iclock/cdata?SN=${BIO}&table=tabledata&tablename=biodata&count=2`, biodata(1, 3, '10', '0') + biodata(9, 0, '58', '10'));
+    expect(uploaded.body).toBe('biodata=2');
+    expect((await fingersOf(di.id)).sort((a, b) => a.type.localeCompare(b.type))).toEqual([
+      { finger: 3, type: 'fingerprint' },
+      { finger: 0, type: 'visible_face' },
+    ]);
+    // The v10 finger reaches the SenseFace as templatev10 (it declared no BIODATA).
+    expect((await drain(V10)).filter((t) => t.includes(`pin=${di.device_pin}`))).toEqual([expect.stringMatching(/^DATA UPDATE templatev10 /)]);
+    await drain(BIO);
+
+    expect((await server.admin.delete(`/enrollees/${di.id}/consent`)).status).toBe(200);
+    expect((await drain(BIO)).sort()).toEqual([
+      `DATA DELETE biodata Type=1\tpin=${di.device_pin}\tno=3`,
+      `DATA DELETE biodata Type=9\tpin=${di.device_pin}\tno=0`,
+    ]);
+    expect(await drain(V10)).toEqual([`DATA DELETE templatev10 pin=${di.device_pin}\tfingerid=3`]);
+    // Both answered: the person's deletion proof has them confirmed (the file's other terminals answer on their own polls).
+    const proof = (await server.admin.get(`/enrollees/${di.id}/deletion-proof/`)).body as { terminals: { serial_number: string; status: string }[] };
+    expect(proof.terminals.filter((t) => t.serial_number === BIO || t.serial_number === V10).map((t) => t.status)).toEqual(['confirmed', 'confirmed']);
+  });
+});

@@ -58,6 +58,7 @@ import {
   parseTabFields,
   parseTabledata,
   pinProblem,
+  push3DeleteBiodataCommand,
   queryAttlogCommand,
   rebootCommand,
   sanitizeValue,
@@ -218,6 +219,7 @@ describe('command builders', () => {
           [deleteUserCommand(p), 'DATA DELETE USERINFO', { PIN: sanitizeValue(p) }],
           [deleteFingerCommand(p, finger), 'DATA DELETE FINGERTMP', { PIN: sanitizeValue(p), FID: String(finger) }],
           [deleteBiodataCommand(p, type, no), 'DATA DELETE BIODATA', { Pin: sanitizeValue(p), Type: String(type), No: String(no) }],
+          [push3DeleteBiodataCommand(p, type, no), 'DATA DELETE biodata', { Type: String(type), pin: sanitizeValue(p), no: String(no) }],
           [enrollFingerCommand(p, finger), 'ENROLL_FP', { PIN: sanitizeValue(p), FID: String(finger) }],
           [
             enrollBioCommand(p, type, { no, cardNo: card }),

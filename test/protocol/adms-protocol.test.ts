@@ -49,6 +49,9 @@ import {
   parseTabledata,
   parseTransactions,
   parseUsbAttlog,
+  push3DeleteBiodataCommand,
+  push3DeleteTemplateCommand,
+  push3DeleteUserCommand,
   queryAttlogCommand,
   rebootCommand,
   setOptionCommand,
@@ -687,6 +690,11 @@ describe('V08 command batch', () => {
     expect(deleteBiodataCommand('1001')).toBe('DATA DELETE BIODATA Pin=1001');
     expect(deleteBiodataCommand('1001', 1, 6)).toBe('DATA DELETE BIODATA Pin=1001\tType=1\tNo=6');
     expect(() => deleteBiodataCommand('1001', undefined, 6)).toThrow(RangeError);
+    // Security PUSH 3.x deletes: lower-case tables; BIODATA as ZKTeco's access-control push demo spells it.
+    expect(formatCommandLine('1016', push3DeleteUserCommand('1001'))).toBe('C:1016:DATA DELETE user Pin=1001');
+    expect(formatCommandLine('1017', push3DeleteTemplateCommand('1001', 6))).toBe('C:1017:DATA DELETE templatev10 pin=1001\tfingerid=6');
+    expect(formatCommandLine('1018', push3DeleteBiodataCommand('1001', 9, 0))).toBe('C:1018:DATA DELETE biodata Type=9\tpin=1001\tno=0');
+    expect(push3DeleteBiodataCommand('1001', 1, 6)).toBe('DATA DELETE biodata Type=1\tpin=1001\tno=6');
     expect(formatCommandLine('1013', biodataCommand({ pin: '1001', no: 0, type: 9, majorVer: '58', minorVer: 10, template: b64 }))).toBe(
       `C:1013:DATA UPDATE BIODATA Pin=1001\tNo=0\tIndex=0\tValid=1\tDuress=0\tType=9\tMajorVer=58\tMinorVer=10\tFormat=0\tTmp=${b64}`,
     );

@@ -23,6 +23,7 @@ import {
   fingerTemplateCommand,
   formatCommandBatch,
   infoCommand,
+  push3DeleteBiodataCommand,
   push3DeleteTemplateCommand,
   push3DeleteUserCommand,
   push3EnrollCommand,
@@ -194,9 +195,9 @@ export class CommandRenderer {
       case 'delete_template': {
         const finger = Number(p.fingerIndex);
         const type = kindOf(p);
-        // Faces, palms and veins only ever travel as BIODATA.
-        if (type !== 'fingerprint') return deleteBiodataCommand(pin, BIODATA_TYPE[type], finger);
-        if (takesBiodata(device, device.algorithmVersion)) return deleteBiodataCommand(pin, FINGERPRINT, finger);
+        // Faces, palms and veins only ever travel as BIODATA; so do fingerprints a terminal keeps as BIODATA.
+        const biodata = type !== 'fingerprint' ? BIODATA_TYPE[type] : takesBiodata(device, device.algorithmVersion) ? FINGERPRINT : null;
+        if (biodata !== null) return v3 ? push3DeleteBiodataCommand(pin, biodata, finger) : deleteBiodataCommand(pin, biodata, finger);
         return v3 ? push3DeleteTemplateCommand(pin, finger) : deleteFingerCommand(pin, finger);
       }
       case 'ENROLL_FP':

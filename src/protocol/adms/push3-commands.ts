@@ -46,6 +46,20 @@ export function push3DeleteTemplateCommand(pin: string, fingerIndex: number): st
   ])}`;
 }
 
+/**
+ * Deletes a unified (BIODATA) template: a face, a palm, a finger vein, or a fingerprint a terminal
+ * keeps as BIODATA (above v10, or declared). Spelled as ZKTeco's own access-control push demo
+ * (3.x) deletes them: lower-case table name, keys `Type`, `pin`, `no`. That demo still writes them
+ * as `DATA UPDATE BIODATA Pin=…` with the 2.x keys (§4.3, `biodataCommand`), and so does the service.
+ */
+export function push3DeleteBiodataCommand(pin: string, type: number, no: number): string {
+  return `DATA DELETE biodata ${pairs([
+    ['Type', type],
+    ['pin', pin],
+    ['no', no],
+  ])}`;
+}
+
 /** Answers arrive at `querydata` (§3.1, 6). */
 export function push3QueryUsersCommand(): string {
   return 'DATA QUERY tablename=user,fielddesc=*,filter=*';
