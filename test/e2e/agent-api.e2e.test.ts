@@ -460,20 +460,44 @@ describe('agent API errors', () => {
     expect(refused.body.error).toMatchObject({ code: 'algorithm_incompatible', details: { reason: 'no_device_accepts' } });
   });
 
-  test('completion checks: consent_required, fingers_missing, too_few_fingers; nothing stored, session stays open', async () => {
+  test('consent given after the session started, before the scans: the session says so and the uploads go in', async () => {
+    const later = await newEnrollee(server, { consent: false });
+    const created = await server.admin.post('/enrollment-sessions/', { enrollee: later.id, agent: agent.id, fingers: [1, 2] });
+    expect(created.status).toBe(201);
+    expect(created.body.consent_recorded).toBe(false);
+    const id: string = created.body.id;
+    expect((await agent.client.get(`/sessions/${id}/`)).body.consent_recorded).toBe(false);
+    expect((await agent.client.get('/sessions/')).body.find((s: { id: string }) => s.id === id).consent_recorded).toBe(false);
+
+    expect((await server.admin.post(`/enrollees/${later.id}/consent/`, { version: 'v2', method: 'tablet' })).status).toBe(201);
+    expect((await agent.client.get(`/sessions/${id}/`)).body.consent_recorded).toBe(true);
+    expect((await server.admin.get(`/enrollment-sessions/${id}/`)).body.consent_recorded).toBe(true);
+    expect((await agent.client.post(`/sessions/${id}/claim/`)).body.consent_recorded).toBe(true);
+    expect((await agent.client.post(`/sessions/${id}/templates/`, upload(1, templateBytes(15)))).status).toBe(200);
+    expect((await agent.client.post(`/sessions/${id}/templates/`, upload(2, templateBytes(16)))).status).toBe(200);
+    const done = await agent.client.post(`/sessions/${id}/complete/`);
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ status: 'completed', consent_recorded: true });
+  });
+
+  test('without recorded consent an upload is refused (consent_required) and nothing is staged; complete/ refuses too', async () => {
     const noConsent = await newEnrollee(server, { consent: false });
     const s1 = await startSession(server, noConsent.id, agent.id, [1, 2]);
     await agent.client.post(`/sessions/${s1.id}/claim/`);
-    await agent.client.post(`/sessions/${s1.id}/templates/`, upload(1, templateBytes(11)));
-    await agent.client.post(`/sessions/${s1.id}/templates/`, upload(2, templateBytes(12)));
+    const refused = await agent.client.post(`/sessions/${s1.id}/templates/`, upload(1, templateBytes(11)));
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'consent_required', details: { enrollee: noConsent.id } });
+    expect(await db().select().from(stagedTemplates).where(eq(stagedTemplates.sessionId, s1.id))).toEqual([]);
+    const view = (await agent.client.get(`/sessions/${s1.id}/`)).body;
+    expect(view).toMatchObject({ status: 'in_progress', fingers_captured: [], consent_recorded: false });
+    expect((await server.admin.get(`/enrollment-sessions/${s1.id}/`)).body.consent_recorded).toBe(false);
     const consent = await agent.client.post(`/sessions/${s1.id}/complete/`);
     expect(consent.status).toBe(422);
     expect(consent.body.error).toMatchObject({ code: 'consent_required', details: { enrollee: noConsent.id } });
     expect((await agent.client.get(`/sessions/${s1.id}/`)).body.status).toBe('in_progress');
-    // Consent given meanwhile: the same session completes.
-    await server.admin.post(`/enrollees/${noConsent.id}/consent/`, { version: 'v2', method: 'tablet' });
-    expect((await agent.client.post(`/sessions/${s1.id}/complete/`)).status).toBe(200);
+  });
 
+  test('completion checks: fingers_missing, too_few_fingers; nothing stored, session stays open', async () => {
     const person = await newEnrollee(server);
     const s2 = await startSession(server, person.id, agent.id, [2, 3]);
     await agent.client.post(`/sessions/${s2.id}/templates/`, upload(2, templateBytes(13)));

@@ -137,9 +137,14 @@ export class AgentSessionService {
     return this.view(row);
   }
 
-  /** Stages one template, encrypted, on the session; a second upload of a finger replaces the first. */
+  /**
+   * Stages one template, encrypted, on the session; a second upload of a finger replaces the
+   * first. Nothing biometric is staged without recorded consent (ENROLLMENT_REQUIRE_CONSENT):
+   * the upload is refused before its bytes are read, and again in the staging transaction.
+   */
   async upload(agent: AgentRow, id: string, upload: TemplateUpload): Promise<UploadResult> {
     const session = await this.openSession(agent, id);
+    await this.checkConsent(this.ctx.db.orm, session.enrolleeId);
     const { algorithmVersion, data } = this.checkUpload(agent, session, upload);
     await this.checkDevicesAccept(this.ctx.db.orm, session.enrolleeId, algorithmVersion);
     try {
@@ -184,6 +189,7 @@ export class AgentSessionService {
     const { keyRing } = this.ctx;
     const { algorithmVersion } = upload;
     const fresh = await this.lockOpen(tx, agent, id);
+    await this.checkConsent(tx, fresh.enrolleeId);
     const [previous] = await tx
       .select({ revision: stagedTemplates.revision })
       .from(stagedTemplates)
@@ -250,9 +256,7 @@ export class AgentSessionService {
   private async checkComplete(w: WriteContext, session: SessionRow): Promise<{ staged: StagedRow[]; captured: number[] }> {
     const { tx } = w;
     const { settings } = this.ctx;
-    if (settings.ENROLLMENT_REQUIRE_CONSENT && !(await hasConsent(tx, session.enrolleeId))) {
-      throw new FpaError('consent_required', 'the enrollee has not given consent', { enrollee: session.enrolleeId });
-    }
+    await this.checkConsent(tx, session.enrolleeId);
     const staged = await tx.select().from(stagedTemplates).where(eq(stagedTemplates.sessionId, session.id)).orderBy(asc(stagedTemplates.fingerIndex));
     const captured = staged.map((s) => s.fingerIndex);
     const missing = session.fingersRequested.filter((f) => !captured.includes(f));
@@ -390,6 +394,13 @@ export class AgentSessionService {
         algorithm_version: algorithmVersion,
         devices: devices.map((d) => ({ serial_number: d.serialNumber, algorithm_version: d.algorithmVersion })),
       });
+    }
+  }
+
+  /** With ENROLLMENT_REQUIRE_CONSENT, the enrollee's consent must be on record (uploads and completion alike). */
+  private async checkConsent(q: Queryable, enrolleeId: string): Promise<void> {
+    if (this.ctx.settings.ENROLLMENT_REQUIRE_CONSENT && !(await hasConsent(q, enrolleeId))) {
+      throw new FpaError('consent_required', 'the enrollee has not given consent', { enrollee: enrolleeId });
     }
   }
 

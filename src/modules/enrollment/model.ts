@@ -18,6 +18,10 @@ export const Session = t.Object(
     kind: OneOf(['agent', 'remote'], '`agent`: a desktop agent; `remote`: a terminal enrolls on command.'),
     status: OneOf(SESSION_STATUSES, 'open → in_progress (claim) → completed | cancelled | failed; expired after ENROLLMENT_SESSION_TTL.'),
     enrollee: t.Object({ id: Uuid(), display_name: t.String(), device_pin: t.String() }),
+    consent_recorded: t.Boolean({
+      description:
+        'The enrollee’s consent is on record now. With ENROLLMENT_REQUIRE_CONSENT, uploads and completion are refused (422 `consent_required`) until it is: tell the person before they scan.',
+    }),
     biometric: OneOf(BIOMETRIC_TYPES, 'What is enrolled: fingers, or (remote sessions) a face or palm.'),
     fingers_requested: t.Array(Int(), { description: 'Body parts to capture: fingers 0–9 (a face is 0; palms 0/1).' }),
     fingers_captured: t.Array(Int(), { description: 'Fingers uploaded so far.' }),

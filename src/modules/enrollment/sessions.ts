@@ -12,6 +12,7 @@ import type { CommandService } from '../commands';
 import type { DeviceService } from '../devices';
 import type { EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
+import { hasConsent } from './consent-records';
 import type { EnrollmentEvents } from './events';
 import type { Session } from './model';
 import type { EnrollmentRuntime } from './runtime';
@@ -143,9 +144,11 @@ export class SessionStore {
 
   async views(q: Queryable, rows: SessionRow[]): Promise<SessionView[]> {
     const people = new Map<string, { displayName: string; devicePin: string }>();
+    const consented = new Set<string>();
     for (const id of new Set(rows.map((r) => r.enrolleeId))) {
       const e = await this.enrollees.find(q, id);
       if (e) people.set(id, e);
+      if (await hasConsent(q, id)) consented.add(id);
     }
     const serials = new Map<string, string>();
     for (const id of new Set(rows.map((r) => r.deviceId).filter((x): x is string => !!x))) {
@@ -159,6 +162,7 @@ export class SessionStore {
         kind: r.kind,
         status: r.status,
         enrollee: { id: r.enrolleeId, display_name: e?.displayName ?? '', device_pin: e?.devicePin ?? '' },
+        consent_recorded: consented.has(r.enrolleeId),
         biometric: isBiometric(r.biometric) ? r.biometric : 'fingerprint',
         fingers_requested: r.fingersRequested,
         fingers_captured: r.fingersCaptured,
