@@ -44,6 +44,10 @@ export const ERROR_STATUS = {
   too_few_fingers: 422,
   too_many_fingers: 422,
   template_too_large: 422,
+  /** An agent upload whose bytes are a ZKFinger template of another generation than the one declared (ADMS.md §6.2). */
+  template_algorithm_mismatch: 422,
+  /** An agent upload of the very bytes already staged for another finger of the session. */
+  template_duplicate: 422,
   unknown_employee: 422,
   /** An area name that is not in the catalogue (`areas/`): nothing creates an area by a typing mistake (AREAS_CREATED_ON_USE off). */
   unknown_area: 422,

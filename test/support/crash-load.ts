@@ -28,6 +28,7 @@ export function deadlineFetch(timeoutMs: number): typeof fetch {
 }
 
 const isOk = (res: { status: number; body: string }) => res.status === 200 && res.body.startsWith('OK');
+const SS21 = new TextEncoder().encode('SS21');
 
 /** One attendance line as the terminal recorded it. */
 export interface Line {
@@ -218,6 +219,8 @@ export class CrashAgent {
     const uploads = new Map<number, Uint8Array>();
     for (const finger of fingers) {
       const bytes = crypto.getRandomValues(new Uint8Array(200 + Math.floor(this.random() * 300)));
+      // A v10 template's header (ADMS.md §6.2): random bytes starting A1 CA would read as v9.
+      bytes.set(SS21, 2);
       uploads.set(finger, bytes);
       const body = { finger_index: finger, algorithm_version: '10', template: Buffer.from(bytes).toString('base64'), quality: 70 };
       if (!(await this.retry('upload', () => this.agentCall('POST', `/sessions/${sessionId}/templates/`, body), 200))) return;

@@ -13,6 +13,7 @@ import type { Runtime } from '../../platform/runtime';
 import type { AgentRow } from './agents';
 import { AgentInfo, AgentStartSession, CancelSession, CompletedSession, Session, SessionParams, TemplateUpload, UploadResult } from './model';
 import type { Enrollment } from './module';
+import { MIN_TEMPLATE_BYTES } from './template-bytes';
 
 const tags = ['agent'];
 /** What every agent request may answer besides its own errors. */
@@ -150,15 +151,18 @@ function uploadRoute(http: Http, enrollment: Enrollment) {
           'wrong_agent',
           'session_closed',
           'finger_not_requested',
+          'consent_required',
           'algorithm_incompatible',
           'invalid_template',
           'template_too_large',
+          'template_algorithm_mismatch',
+          'template_duplicate',
           'payload_too_large',
         ),
       },
       detail: {
         summary: 'Upload one template; staged encrypted until completion',
-        description: `Allowed while the session is open or in progress. Uploading a finger again replaces the staged template. The algorithm must equal the agent’s, and at least one approved in-scope terminal of the enrollee must accept it (directly or through ALGORITHM_COMPATIBILITY_MAP); an enrollee without any in-scope terminal is \`algorithm_incompatible\` with \`details.reason = "no_device_in_scope"\`. ${sessionFlow}`,
+        description: `Allowed while the session is open or in progress, and (ENROLLMENT_REQUIRE_CONSENT) once the enrollee’s consent is recorded: before, \`consent_required\` and nothing is staged. Uploading a finger again replaces the staged template; the same bytes as another finger’s of the session are \`template_duplicate\`. A template under ${MIN_TEMPLATE_BYTES} bytes is \`invalid_template\`; one whose bytes are a ZKFinger v9 or v10 template while another of the two is declared is \`template_algorithm_mismatch\` (\`details.declared\`, \`details.found\`). The algorithm must equal the agent’s, and at least one approved in-scope terminal of the enrollee must accept it (directly or through ALGORITHM_COMPATIBILITY_MAP); an enrollee without any in-scope terminal is \`algorithm_incompatible\` with \`details.reason = "no_device_in_scope"\`. ${sessionFlow}`,
         tags,
       },
     },

@@ -28,6 +28,7 @@ import { sameVersion } from './rules';
 import type { EnrollmentRuntime } from './runtime';
 import { isOpen, OPEN_STATUSES, type SessionRow, type SessionStore, type SessionView } from './sessions';
 import { agents, enrollmentSessions, SESSION_STATUSES, stagedTemplates } from './tables';
+import { checkNotStagedElsewhere, checkTemplateBytes } from './template-bytes';
 import type { StoredTemplate, TemplateStore } from './template-store';
 
 export interface TemplateUpload {
@@ -154,7 +155,10 @@ export class AgentSessionService {
     }
   }
 
-  /** An upload the agent may make on this session: a requested finger, the agent's algorithm, a template of a size a terminal takes. */
+  /**
+   * An upload the agent may make on this session: a requested finger, the agent's algorithm, a
+   * template of a size a terminal takes whose bytes do not show another algorithm.
+   */
   private checkUpload(agent: AgentRow, session: SessionRow, upload: TemplateUpload): { algorithmVersion: string; data: Uint8Array } {
     const { settings } = this.ctx;
     if (!session.fingersRequested.includes(upload.fingerIndex)) {
@@ -180,6 +184,7 @@ export class AgentSessionService {
     const data = decodeStrictBase64(upload.template);
     if (!data) throw new FpaError('invalid_template', 'template must be standard base64 (RFC 4648, padded)', { field: 'template' });
     this.biometrics.templates.checkSize(data.byteLength);
+    checkTemplateBytes(algorithmVersion, upload.template, data);
     return { algorithmVersion, data };
   }
 
@@ -190,6 +195,7 @@ export class AgentSessionService {
     const { algorithmVersion } = upload;
     const fresh = await this.lockOpen(tx, agent, id);
     await this.checkConsent(tx, fresh.enrolleeId);
+    await checkNotStagedElsewhere(tx, keyRing, id, upload.fingerIndex, data);
     const [previous] = await tx
       .select({ revision: stagedTemplates.revision })
       .from(stagedTemplates)
