@@ -435,7 +435,7 @@ describe('agent API errors', () => {
     expect(refused.status).toBe(422);
     expect(refused.body.error).toMatchObject({
       code: 'algorithm_incompatible',
-      details: { reason: 'no_device_accepts', devices: [{ serial_number: 'AGTNORTH01', algorithm_version: '9' }] },
+      details: { reason: 'no_device_accepts', devices: [{ serial_number: 'AGTNORTH01', algorithm_version: '9', reason: 'algorithm_differs' }] },
     });
 
     const s2 = await startSession(server, nowhere.id, agent.id, [1]);
@@ -457,7 +457,51 @@ describe('agent API errors', () => {
     const s = await startSession(server, gate.id, agent.id, [1]);
     const refused = await agent.client.post(`/sessions/${s.id}/templates/`, upload(1, templateBytes(5)));
     expect(refused.status).toBe(422);
-    expect(refused.body.error).toMatchObject({ code: 'algorithm_incompatible', details: { reason: 'no_device_accepts' } });
+    expect(refused.body.error).toMatchObject({
+      code: 'algorithm_incompatible',
+      details: { reason: 'no_fingerprint_reader', devices: [{ serial_number: 'AGTGATE001', algorithm_version: null, reason: 'no_fingerprint_reader' }] },
+    });
+  });
+
+  test('a face-only terminal that reports FPVersion=10 is no fingerprint reader: listed as such, never with algorithm 10', async () => {
+    const faceOnly = async (serial: string, area: string) => {
+      await approvedTerminal(server, serial, { areas: [area] });
+      const options = 'FingerFunOn=0,FPVersion=10,FaceFunOn=1,FaceVersion=58,PvFunOn=0,FvFunOn=0';
+      const posted = await fetch(`${server.url}${server.fpa.settings.ADMS_URL_PREFIX}cdata?SN=${serial}&table=options`, { method: 'POST', body: options });
+      expect(await posted.text()).toBe('OK');
+      expect((await server.admin.get(`/devices/${serial}/`)).body.algorithm_version).toBe('10');
+    };
+    // Beside a v10 fingerprint terminal, the upload goes in as before.
+    await faceOnly('AGTFACE001', 'lobby');
+    await approvedTerminal(server, 'AGTLOBBY01', { areas: ['lobby'], algorithm: '10' });
+    const lobby = await newEnrollee(server, { areas: ['lobby'] });
+    const s1 = await startSession(server, lobby.id, agent.id, [1]);
+    expect((await agent.client.post(`/sessions/${s1.id}/templates/`, upload(1, templateBytes(5)))).status).toBe(200);
+
+    // Alone, it is no reader: not `no_device_accepts` with a terminal of algorithm 10 in the list.
+    await faceOnly('AGTFACE002', 'porch');
+    const porch = await newEnrollee(server, { areas: ['porch'] });
+    const s2 = await startSession(server, porch.id, agent.id, [1]);
+    const alone = await agent.client.post(`/sessions/${s2.id}/templates/`, upload(1, templateBytes(5)));
+    expect(alone.status).toBe(422);
+    expect(alone.body.error).toMatchObject({ code: 'algorithm_incompatible', details: { reason: 'no_fingerprint_reader', algorithm_version: '10' } });
+    expect(alone.body.error.details.devices).toEqual([{ serial_number: 'AGTFACE002', algorithm_version: null, reason: 'no_fingerprint_reader' }]);
+
+    // Beside a v9 reader: no device accepts v10; each terminal says why of its own.
+    await faceOnly('AGTFACE003', 'yard');
+    await approvedTerminal(server, 'AGTYARD001', { areas: ['yard'], algorithm: '9' });
+    const yard = await newEnrollee(server, { areas: ['yard'] });
+    const s3 = await startSession(server, yard.id, agent.id, [1]);
+    const mixed = await agent.client.post(`/sessions/${s3.id}/templates/`, upload(1, templateBytes(5)));
+    expect(mixed.status).toBe(422);
+    expect(mixed.body.error.details.reason).toBe('no_device_accepts');
+    expect(mixed.body.error.details.devices).toEqual(
+      expect.arrayContaining([
+        { serial_number: 'AGTFACE003', algorithm_version: null, reason: 'no_fingerprint_reader' },
+        { serial_number: 'AGTYARD001', algorithm_version: '9', reason: 'algorithm_differs' },
+      ]),
+    );
+    expect(mixed.body.error.details.devices).toHaveLength(2);
   });
 
   test('consent given after the session started, before the scans: the session says so and the uploads go in', async () => {

@@ -21,8 +21,8 @@ import type { EnrolleeService } from '../enrollees';
 import { stagedAad } from './aad';
 import { type AgentRow, agentAreaNames, agentReach } from './agents';
 import { hasConsent } from './consent-records';
+import { checkDevicesAccept } from './device-acceptance';
 import type { FanOut } from './fan-out';
-import { terminalTakes } from './kinds';
 import type { CompletedSession as CompletedSessionModel, UploadResult as UploadResultModel } from './model';
 import { sameVersion } from './rules';
 import type { EnrollmentRuntime } from './runtime';
@@ -147,8 +147,9 @@ export class AgentSessionService {
     const session = await this.openSession(agent, id);
     await this.checkConsent(this.ctx.db.orm, session.enrolleeId);
     const { algorithmVersion, data } = this.checkUpload(agent, session, upload);
-    await this.checkDevicesAccept(this.ctx.db.orm, session.enrolleeId, algorithmVersion);
     try {
+      const devices = await this.biometrics.fanOut.devicesInScope(this.ctx.db.orm, session.enrolleeId);
+      checkDevicesAccept(devices, this.ctx.settings.ALGORITHM_COMPATIBILITY_MAP, algorithmVersion);
       return await this.ctx.db.write((w) => this.stage(w, agent, id, { ...upload, algorithmVersion }, data));
     } finally {
       data.fill(0);
@@ -379,28 +380,6 @@ export class AgentSessionService {
       results: await this.sessions.views(this.ctx.db.orm, page),
       next_cursor: rows.length > filters.limit && last ? cursorOf('enrollment-sessions', [last.createdAt, last.id]) : null,
     };
-  }
-
-  /**
-   * At least one in-scope approved device must take the algorithm, directly or through
-   * ALGORITHM_COMPATIBILITY_MAP; an enrollee with no in-scope device cannot be served either.
-   */
-  private async checkDevicesAccept(q: Queryable, enrolleeId: string, algorithmVersion: string): Promise<void> {
-    const devices = await this.biometrics.fanOut.devicesInScope(q, enrolleeId);
-    if (devices.length === 0) {
-      throw new FpaError('algorithm_incompatible', 'the enrollee has no approved device in scope that could use the template', {
-        reason: 'no_device_in_scope',
-        algorithm_version: algorithmVersion,
-      });
-    }
-    const map = this.ctx.settings.ALGORITHM_COMPATIBILITY_MAP;
-    if (!devices.some((d) => terminalTakes(map, d, 'fingerprint', algorithmVersion).ok)) {
-      throw new FpaError('algorithm_incompatible', 'no in-scope device accepts this algorithm', {
-        reason: 'no_device_accepts',
-        algorithm_version: algorithmVersion,
-        devices: devices.map((d) => ({ serial_number: d.serialNumber, algorithm_version: d.algorithmVersion })),
-      });
-    }
   }
 
   /** With ENROLLMENT_REQUIRE_CONSENT, the enrollee's consent must be on record (uploads and completion alike). */
