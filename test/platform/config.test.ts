@@ -75,6 +75,13 @@ describe('configuration check', () => {
     expect(codesOf(base).filter((c) => c.startsWith('fpa.E'))).toEqual([]);
   });
 
+  test('ENROLLEE_PIN_START up to the last 9-digit PIN is fine; above it is E013 naming the range', () => {
+    expect(codesOf({ ...base, ENROLLEE_PIN_START: 999_999_999 })).not.toContain('fpa.E013');
+    const loaded = loadSettings({ ...base, ENROLLEE_PIN_START: 1_000_000_000 } as never, {});
+    const said = checkConfiguration({ loaded }).find((i) => i.code === 'fpa.E013');
+    expect(said?.message).toBe('ENROLLEE_PIN_START is 1000000000; it must be an integer from 0 to 999999999.');
+  });
+
   test.each([
     ['fpa.E001', { ...base, TEMPLATE_ENCRYPTION_KEYS: [] }],
     ['fpa.E002', { ...base, TEMPLATE_ENCRYPTION_KEYS: ['not-a-key'] }],
@@ -94,6 +101,8 @@ describe('configuration check', () => {
     ['fpa.E021', { ...base, HOST: 'not_a_host' }],
     ['fpa.E013', { ...base, RETENTION_EVENTS_DAYS: -1 }],
     ['fpa.E013', { ...base, RETENTION_PUNCHES_DAYS: -3 }],
+    // Above the PIN allocator's last PIN: every enrollment would fail, the PINs exhausted.
+    ['fpa.E013', { ...base, ENROLLEE_PIN_START: 1_000_000_000 }],
     ['fpa.W001', { ...base, ADMIN_JWT_SECRET: 'short' }],
     ['fpa.W002', { ...base, WEBHOOK_ALLOW_PRIVATE_NETWORKS: true }],
     ['fpa.W003', { ...base, ADMS_AUTO_APPROVE: true }],

@@ -5,11 +5,13 @@
  */
 
 import { eq, sql } from 'drizzle-orm';
+import { MAX_DEVICE_PIN } from '../../platform/config/settings';
 import type { Queryable, Tx } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { counters, enrollees } from './tables';
 
-const MAX_PIN = 999_999_999;
+/** The last PIN handed out; ENROLLEE_PIN_START may not be above it (fpa.E013). */
+const MAX_PIN = MAX_DEVICE_PIN;
 
 /** A PIN every terminal of the fleet holds: 1 to 9 digits (the oldest terminals' limit), as the service hands them out. */
 export const DEVICE_PIN_PATTERN = '^\\d{1,9}$';

@@ -8,7 +8,7 @@ import { parseEncryptionKey } from '../crypto/template-cipher';
 import { parseCidr, parseNetwork } from '../net/ip';
 import { isUsableTimeZone, isValidTimeZone } from '../time/zone';
 import type { LoadedSettings, Settings } from './settings';
-import { envNameOf, SETTING_KEYS, SETTINGS_SCHEMA } from './settings';
+import { envNameOf, MAX_DEVICE_PIN, SETTING_KEYS, SETTINGS_SCHEMA } from './settings';
 
 export interface ConfigIssue {
   code: string;
@@ -535,6 +535,8 @@ function limitIssues(s: Settings): ConfigIssue[] {
     // 0 would give every webhook request no time at all (each one fails as a timeout).
     ['WEBHOOK_TIMEOUT', 1000, 5 * 60_000],
     ['RETENTION_TEMPLATES_AFTER_DEACTIVATION', 0, 100 * 365 * 86_400_000],
+    // Above the allocator's last PIN, every enrollment would fail: the PINs are exhausted (0 starts at 1).
+    ['ENROLLEE_PIN_START', 0, MAX_DEVICE_PIN],
     ...RETENTION_DAYS.map((key): [keyof Settings, number, number] => [key, 0, 100 * 365]),
   ];
   for (const [key, min, max] of limits) {

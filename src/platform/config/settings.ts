@@ -189,6 +189,13 @@ const text = (def: string, description: string, secret = false): SettingSpec<str
   secret,
   description,
 });
+/**
+ * The largest device PIN the service hands out: 9 digits, the oldest terminals' limit. The PIN
+ * allocator stops there (modules/enrollees/pin-allocation.ts) and ENROLLEE_PIN_START may not be
+ * above it (fpa.E013), or every enrollment would fail with the PINs exhausted.
+ */
+export const MAX_DEVICE_PIN = 999_999_999;
+
 const integer = (def: number, description: string): SettingSpec<number> => ({
   default: def,
   parse: parseInteger,
@@ -265,7 +272,10 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
     true,
     'Queue a delete for walk-up templates that were rejected (those of a person whose consent was withdrawn, or who was deleted, always are).',
   ),
-  ENROLLEE_PIN_START: integer(10000, 'First device PIN handed out to enrollees; PINs any terminal already holds are skipped.'),
+  ENROLLEE_PIN_START: integer(
+    10000,
+    'First device PIN handed out to enrollees; PINs any terminal already holds are skipped. At most 999999999: a PIN has at most 9 digits (the oldest terminals’ limit).',
+  ),
   AREAS_CREATED_ON_USE: flag(
     false,
     'An area named in a person, terminal, holiday, weekend or shift body that does not exist yet is created (the first releases). Off: it is refused (422 `unknown_area`), so a typo never creates an area; create areas with `POST areas/`.',
