@@ -1,6 +1,7 @@
 /** Unfinished commands, read for the deletion proofs and the diagnostics; and the failures that stand. */
 import { and, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
+import { BIOMETRIC_TYPES, type BiometricType } from '../../protocol/adms';
 import { type CommandKind, type CommandRow, DELETE_KINDS, INTERACTIVE_KINDS, NO_RESULT, USER_NOT_ON_DEVICE } from './kinds';
 import { sqlList } from './query-plans';
 import { deviceCommands } from './tables';
@@ -69,6 +70,8 @@ export interface FailedKind {
   reason: string | null;
   /** The newest of them never went to the terminal: the service failed it (its data unreadable, the PIN taken there). */
   notSent: boolean;
+  /** For template commands, the kinds of biometric they carried (their payload's `type`; none said: fingerprint); empty for others. */
+  types: BiometricType[];
   /**
    * How many of them are deletes the terminal refused that are still owed and retried (see
    * refusalNoted): not `failed`, since a delete is retried for as long as it takes, but refused
@@ -94,6 +97,9 @@ export interface SaidElsewhere {
   kind: CommandKind;
   returnCodes: readonly number[];
 }
+
+/** The commands that carry one biometric template each (its `type` in the payload). */
+const TEMPLATE_COMMAND_KINDS: ReadonlySet<CommandKind> = new Set<CommandKind>(['update_template', 'delete_template']);
 
 /** Kept in the result of a delete refused and retried (refusalNoted): when, in ms, it was last refused and first. */
 const REFUSED_AT = 'refused_at';
@@ -126,10 +132,15 @@ export function refusalNoted(command: CommandRow, code: number | null, result: R
  * queue's index (terminal, status), never every succeeded command of the table.
  */
 export async function failingCommands(q: Queryable, recentAfter: number, saidElsewhere: readonly SaidElsewhere[] = []): Promise<FailingCommands[]> {
-  const rows = await q.all<Omit<FailedKind, 'notSent'> & { deviceId: string; notSent: number }>(failingSql(recentAfter, saidElsewhere));
+  const rows = await q.all<Omit<FailedKind, 'notSent' | 'types'> & { deviceId: string; notSent: number; bioTypes: string | null }>(
+    failingSql(recentAfter, saidElsewhere),
+  );
   const byDevice = new Map<string, FailedKind[]>();
-  // SQLite answers the flag as 0 or 1.
-  for (const { deviceId, notSent, ...kind } of rows) byDevice.set(deviceId, [...(byDevice.get(deviceId) ?? []), { ...kind, notSent: Boolean(notSent) }]);
+  // SQLite answers the flag as 0 or 1, and the kinds present as one 0/1 character per biometric type.
+  for (const { deviceId, notSent, bioTypes, ...kind } of rows) {
+    const types = BIOMETRIC_TYPES.filter((_, i) => bioTypes?.[i] === '1');
+    byDevice.set(deviceId, [...(byDevice.get(deviceId) ?? []), { ...kind, notSent: Boolean(notSent), types }]);
+  }
   return [...byDevice].flatMap(([deviceId, kinds]) => {
     kinds.sort((a, b) => b.lastAt - a.lastAt || b.lastCommand - a.lastCommand);
     // Said while a failure of the last day stands: older ones alone are history.
@@ -158,6 +169,13 @@ export function failingSql(recentAfter: number, saidElsewhere: readonly SaidElse
   const refusedDelete = sql`c.kind in (${deletes}) and c.return_code < 0 and c.return_code <> ${USER_NOT_ON_DEVICE}`;
   // Refused before refusalNoted kept the times: its latest send, the nearest the service knows.
   const refusedAt = sql`coalesce(c.result ->> ${REFUSED_AT}, c.sent_at, c.created_at)`;
+  // The biometric kind of a template command (the first releases' carried none: fingerprints).
+  const bio = sql`case when c.kind in (${sql.raw(sqlList(TEMPLATE_COMMAND_KINDS))}) then coalesce(c.payload ->> 'type', 'fingerprint') end`;
+  // Which kinds a group of them carried, one 0/1 per type in BIOMETRIC_TYPES' order: max() is one pass, where a list would grow per row.
+  const bioTypes = sql.join(
+    BIOMETRIC_TYPES.map((t) => sql`coalesce(max(bio = ${t}) over (partition by device_id, kind), 0)`),
+    sql` || `,
+  );
   return sql`
     with failing as materialized (
       select device_id from fpa_device_commands where status = 'failed' and completed_at >= ${recentAfter}
@@ -173,23 +191,24 @@ export function failingSql(recentAfter: number, saidElsewhere: readonly SaidElse
       select c.id, c.device_id, c.kind, c.completed_at, c.completed_at as first_at, 0 as retrying, c.return_code,
         c.result ->> 'reason' as reason,
         -- The service's own failure (polls.ts retire); one recorded before it said so: never sent.
-        coalesce(c.result ->> 'failed_by' = 'service', c.sent_at is null) as not_sent
+        coalesce(c.result ->> 'failed_by' = 'service', c.sent_at is null) as not_sent, ${bio} as bio
       from failing cross join fpa_device_commands as c on c.device_id = failing.device_id and c.status = 'failed'
       where c.kind not in (${sql.raw(sqlList(INTERACTIVE_KINDS))})${left}
         and c.completed_at > coalesce((select max(ok.at) from ok where ok.device_id = c.device_id
           and (ok.kind = c.kind or (c.return_code is null and c.result ->> 'reason' = ${NO_RESULT}))), 0)
       union all
-      select c.id, c.device_id, c.kind, ${refusedAt}, coalesce(c.result ->> ${REFUSED_SINCE}, ${refusedAt}), 1, c.return_code, null, 0
+      select c.id, c.device_id, c.kind, ${refusedAt}, coalesce(c.result ->> ${REFUSED_SINCE}, ${refusedAt}), 1, c.return_code, null, 0, ${bio}
       from failing cross join fpa_device_commands as c on c.device_id = failing.device_id and c.status in ('pending', 'sent')
       where ${refusedDelete}${left}
     ),
     ranked as (
       select *, row_number() over (partition by device_id, kind order by completed_at desc, id desc) as newest,
         count(*) over (partition by device_id, kind) as count, min(first_at) over (partition by device_id, kind) as since,
-        min(id) over (partition by device_id, kind) as first_id, sum(retrying) over (partition by device_id, kind) as retrying_count
+        min(id) over (partition by device_id, kind) as first_id, sum(retrying) over (partition by device_id, kind) as retrying_count,
+        ${bioTypes} as bio_types
       from standing
     )
     select device_id as deviceId, kind, count, since, first_id as firstCommand, id as lastCommand, completed_at as lastAt,
-      return_code as returnCode, reason, not_sent as notSent, retrying_count as retrying
+      return_code as returnCode, reason, not_sent as notSent, retrying_count as retrying, bio_types as bioTypes
     from ranked where newest = 1`;
 }

@@ -5,6 +5,7 @@
  */
 
 import { counted } from '../../platform/words';
+import type { BiometricType } from '../../protocol/adms';
 import { type CommandKind, describeReturnCode, type FailedKind, type FailingCommands, NO_RESULT } from '../commands';
 
 /** A command kind as a sentence names it. */
@@ -26,7 +27,24 @@ const COMMAND_WORDS: Readonly<Record<CommandKind, string>> = {
   clear_data: 'deleting all its data',
   raw: 'a raw command',
 };
-const commandWords = (kind: CommandKind) => COMMAND_WORDS[kind] ?? kind;
+/** A biometric kind as a sentence names it. */
+const BIOMETRIC_WORDS: Readonly<Record<BiometricType, string>> = {
+  fingerprint: 'fingerprint',
+  face: 'face',
+  visible_face: 'visible-light face',
+  palm: 'palm',
+  finger_vein: 'finger vein',
+};
+const TEMPLATE_VERBS: Partial<Record<CommandKind, string>> = { update_template: 'sending', delete_template: 'deleting' };
+
+/** What the commands of a kind did: a template command names the kinds it carried (`sending a face or palm`). */
+function commandWords(k: Pick<FailedKind, 'kind' | 'types'>): string {
+  const verb = TEMPLATE_VERBS[k.kind];
+  if (!verb || k.types.length === 0) return COMMAND_WORDS[k.kind] ?? k.kind;
+  const names = k.types.map((t) => BIOMETRIC_WORDS[t]);
+  const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+  return `${verb} a ${list}`;
+}
 
 /** What the terminal answered to the newest failure of a kind: its return code in words, or the reason kept with it. */
 export const answerOf = (k: FailedKind) => (k.returnCode === null ? (k.reason ?? NO_RESULT) : describeReturnCode(k.returnCode));
@@ -39,8 +57,8 @@ type Words = { message: string; fix: string };
 /** The terminal's answers to the newest command of each kind, as a sentence says them. */
 function answersTo(kinds: readonly FailedKind[]): string {
   return kinds.length === 1
-    ? `Its answer to ${commandWords(kinds[0]!.kind)}: ${answerOf(kinds[0]!)}`
-    : `Its answers: ${kinds.map((k) => `to ${commandWords(k.kind)}, ${answerOf(k)}`).join('; ')}`;
+    ? `Its answer to ${commandWords(kinds[0]!)}: ${answerOf(kinds[0]!)}`
+    : `Its answers: ${kinds.map((k) => `to ${commandWords(k)}, ${answerOf(k)}`).join('; ')}`;
 }
 
 /**
@@ -93,7 +111,7 @@ function failedWords(sn: string, kinds: readonly FailedKind[], count: number, si
   const queue = `Its failed commands are in its command queue (Terminals → ${sn}), each with the terminal's answer, and can be retried there once fixed; the hourly reconciliation sends failed fingerprints again by itself.`;
   const byTerminal = kinds.filter((k) => !k.notSent);
   const byService = kinds.filter((k) => k.notSent);
-  const notSent = byService.map((k) => `${commandWords(k.kind)} (${k.reason ?? 'no reason kept'})`).join('; ');
+  const notSent = byService.map((k) => `${commandWords(k)} (${k.reason ?? 'no reason kept'})`).join('; ');
   if (byTerminal.length === 0) {
     return {
       message: `The service could not send commands to terminal ${sn}: ${failed}, never sent, and none of the same kind has worked there since: ${notSent}. ${carried}`,
@@ -104,7 +122,7 @@ function failedWords(sn: string, kinds: readonly FailedKind[], count: number, si
     byService.length === 0 ? { message: '', fix: '' } : { message: ` The service could not send others: ${notSent}.`, fix: ` ${serviceFix(byService, sn)}` };
   if (byTerminal.every(unanswered)) {
     return {
-      message: `Terminal ${sn} is online and takes its commands but does not answer them: ${failed} (${byTerminal.map((k) => commandWords(k.kind)).join(', ')}), each with no result from the terminal even after its retries, and none has worked there since.${also.message} ${carried}`,
+      message: `Terminal ${sn} is online and takes its commands but does not answer them: ${failed} (${byTerminal.map((k) => commandWords(k)).join(', ')}), each with no result from the terminal even after its retries, and none has worked there since.${also.message} ${carried}`,
       fix: `${restart}${also.fix} ${queue}`,
     };
   }

@@ -8,6 +8,7 @@ import { createFingerprintAttendance, type FingerprintAttendance } from '../../.
 import { deviceCommands } from '../../../src/app/schema';
 import { type CommandKind, failingCommands } from '../../../src/modules/commands';
 import { failingSql } from '../../../src/modules/commands/open';
+import { failingWords } from '../../../src/modules/diagnostics/failing';
 import { silentLogger } from '../../../src/platform/log';
 import { tempDir, testSettings } from '../../support/harness';
 import { queryPlan } from '../../support/query-plan';
@@ -62,6 +63,53 @@ describe('failing commands', () => {
     const found = (await failingCommands(fpa.db.orm, NOW - 86_400_000)).find((f) => f.deviceId === 'dev-old-refusal');
     expect(found).toMatchObject({ count: 1, retrying: 1, since: NOW - 5_000 });
     expect(found!.kinds).toEqual([expect.objectContaining({ kind: 'delete_user', returnCode: -3, lastAt: NOW - 5_000, retrying: 1 })]);
+  });
+
+  test('template commands say which kinds they carried, and commands_failing names them: fingerprint, face, palm, finger vein, visible-light face', async () => {
+    const template = (deviceId: string, kind: CommandKind, type: string | null, returnCode: number) => ({
+      ...failed(deviceId, kind, returnCode, `Return=${returnCode}`),
+      sentAt: NOW - 30_000,
+      payload: type === null ? { pin: '1', fingerIndex: 0 } : { pin: '1', fingerIndex: 0, type },
+    });
+    await fpa.db.write(({ tx }) =>
+      tx.insert(deviceCommands).values([
+        // A fingerprint of the first releases (no type in its payload) and one of today.
+        template('dev-fingers', 'update_template', null, -12),
+        template('dev-fingers', 'update_template', 'fingerprint', -12),
+        template('dev-faces', 'update_template', 'face', -12),
+        template('dev-faces', 'update_template', 'palm', -12),
+        template('dev-faces', 'delete_template', 'visible_face', -1),
+        template('dev-veins', 'update_template', 'finger_vein', -12),
+        { ...failed('dev-veins', 'add_user', -1, 'Return=-1'), sentAt: NOW - 30_000 },
+      ]),
+    );
+    const found = new Map((await failingCommands(fpa.db.orm, NOW - 86_400_000)).map((f) => [f.deviceId, f]));
+    const at = (ms: number) => new Date(ms).toISOString();
+    const kindsOf = (device: string) => found.get(device)!.kinds.map((k) => ({ kind: k.kind, types: k.types }));
+
+    expect(kindsOf('dev-fingers')).toEqual([{ kind: 'update_template', types: ['fingerprint'] }]);
+    expect(failingWords('FINGERS', found.get('dev-fingers')!, at).message).toContain('Its answer to sending a fingerprint: Return=-12');
+
+    expect(kindsOf('dev-faces')).toEqual(
+      expect.arrayContaining([
+        { kind: 'update_template', types: ['face', 'palm'] },
+        { kind: 'delete_template', types: ['visible_face'] },
+      ]),
+    );
+    const faces = failingWords('FACES', found.get('dev-faces')!, at).message;
+    expect(faces).toContain('to sending a face or palm, Return=-12');
+    expect(faces).toContain('deleting a visible-light face');
+    expect(faces).not.toContain('fingerprint,');
+
+    expect(kindsOf('dev-veins')).toEqual(
+      expect.arrayContaining([
+        { kind: 'add_user', types: [] },
+        { kind: 'update_template', types: ['finger_vein'] },
+      ]),
+    );
+    const veins = failingWords('VEINS', found.get('dev-veins')!, at).message;
+    expect(veins).toContain('to sending a finger vein, Return=-12');
+    expect(veins).toContain('to adding a person, Return=-1');
   });
 
   test('its query reads the commands by index, never the whole table', async () => {
