@@ -71,7 +71,7 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
   },
   device_command_finished: {
     about:
-      "A command to a terminal ended (`succeeded`, `failed`, `expired`, `cancelled`), with the terminal's return code. `command.kind` is the command's kind as `devices/{sn}/commands/` shows it (`query_users`, `reupload_logs`, `update_template`…). The payload depends on the kind and holds references (PIN, kind and index, template id and version), never template bytes.",
+      "A command to a terminal ended (`succeeded`, `failed`, `expired`, `cancelled`), with the terminal's return code. `command.kind` is the command's kind as `devices/{sn}/commands/` shows it (`query_users`, `reupload_logs`, `update_template`…). The payload depends on the kind and holds references only (PIN, enrollee id, kind and index, template id and version) and the service's own bookkeeping (why a query or delete was sent, a re-upload's range): never a name, a card number, a password, an operator's raw command text or template bytes (a user record's name and card go to the terminal, not into the log).",
     example: {
       device: { id: '3f6a1c9e-82d4-4b5a-a7e0-5d9c2b8e1f47', serial_number: 'CQUZ233860018' },
       command: {
@@ -110,19 +110,24 @@ export const EVENT_CATALOG: { [K in FpaEventName]: EventDoc<K> } = {
     },
   },
   enrollee_created: {
-    about: 'A person was enrolled (their PIN, card and area ids).',
+    about: 'A person was enrolled (their PIN, area ids, and whether they have a card: `card` is `true` or `false`, never the card number, which opens doors).',
     example: {
-      enrollee: { id: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01', employee: 'E-1001', device_pin: '10000', display_name: 'Ada Obi', card: null },
+      enrollee: { id: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01', employee: 'E-1001', device_pin: '10000', display_name: 'Ada Obi', card: false },
       areas: ['e2a7c5d1-4b9f-4e8a-b3c6-0f1d8a9e7b23'],
       by: 'hr.officer@example.com',
     },
   },
   enrollee_updated: {
     about:
-      'An enrollee changed: `changes` holds each field before and after. A change of `areas` also holds `effective_from`: the first date judged under the new areas (the date after the move’s in ATTENDANCE_TIME_ZONE, or a later one).',
+      'An enrollee changed: `changes` holds each field before and after; this example shows every field it can hold. A change of `areas` also holds `effective_from`: the first date judged under the new areas (the date after the move’s in ATTENDANCE_TIME_ZONE, or a later one). A change of `card` says whether a card was set before and after (`true` to `true`: replaced by another), never which card (as `enrollee_card_changed`); `enrollee.card` likewise says only whether they have one.',
     example: {
-      enrollee: { id: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01', employee: 'E-1001', device_pin: '10000', display_name: 'Ada O.', card: null },
-      changes: { display_name: { from: 'Ada Obi', to: 'Ada O.' } },
+      enrollee: { id: '7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01', employee: 'E-1001', device_pin: '10000', display_name: 'Ada O.', card: true },
+      changes: {
+        display_name: { from: 'Ada Obi', to: 'Ada O.' },
+        status: { from: 'active', to: 'deactivated' },
+        areas: { from: ['e2a7c5d1-4b9f-4e8a-b3c6-0f1d8a9e7b23'], to: ['9d3b6f10-7c2e-4a85-b1d9-3e5f7a2c8b46'], effective_from: '2026-11-25' },
+        card: { from: false, to: true },
+      },
       by: 'hr.officer@example.com',
     },
   },

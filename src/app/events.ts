@@ -38,7 +38,10 @@ export type FpaEvents = AttendanceEvents &
 export type FpaEventName = keyof FpaEvents;
 
 /** The data of each event as the log shows it (what `events/`, streams and webhooks carry). */
-export type LoggedEvents = Omit<FpaEvents, 'punch_received' | 'punch_voided' | 'enrollee_deleted' | 'device_registered' | 'device_approved'> &
+export type LoggedEvents = Omit<
+  FpaEvents,
+  'punch_received' | 'punch_voided' | 'enrollee_created' | 'enrollee_updated' | 'enrollee_deleted' | 'device_registered' | 'device_approved'
+> &
   LoggedPunchEvents &
   LoggedEnrolleeEvents &
   Pick<DeviceEvents, 'device_registered' | 'device_approved'>;

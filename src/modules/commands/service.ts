@@ -33,6 +33,7 @@ import {
   USER_NOT_ON_DEVICE,
   wentOut,
 } from './kinds';
+import { finishedForm } from './logged';
 import { CommandLookups } from './lookups';
 import { refusalNoted } from './open';
 import { OperatorActions } from './operator-actions';
@@ -90,6 +91,8 @@ export class CommandService {
     devices: DeviceService,
   ) {
     this.events = log.channel<CommandEvents>();
+    // The log keeps a command's payload as references only: no name, card or raw text (logged.ts).
+    this.events.storeAs('device_command_finished', finishedForm);
     this.endings = new CommandEndings(ctx, this.events, devices);
     this.polls = new CommandPolls(ctx, this.endings);
     this.lookups = new CommandLookups(ctx, devices);

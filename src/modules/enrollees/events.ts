@@ -23,11 +23,23 @@ export interface EnrolleeChanges {
 }
 
 /**
+ * An enrollee as the log shows them: whether they badge with a card, never its number (a card
+ * number opens doors; `events/` is open to viewers, webhooks go to other systems).
+ */
+export type LoggedEnrolleeRef = Omit<EnrolleeRef, 'card'> & { card: boolean };
+
+/** Changes as the log shows them: a card change says whether a card was set before and after. */
+export type LoggedEnrolleeChanges = Omit<EnrolleeChanges, 'card'> & { card?: { from: boolean; to: boolean } };
+
+/**
  * What the log keeps (and `events/`, streams and webhooks carry) where it differs from what was
- * recorded: of a deleted person, who they were (id, employee key), never their name, PIN or card
- * (service.ts `storeAs`).
+ * recorded (logged.ts): no card number, only whether there is a card; of a deleted person, who
+ * they were (id, employee key), never their name, PIN or card. Reactors and in-process listeners
+ * get the data as recorded.
  */
 export interface LoggedEnrolleeEvents {
+  enrollee_created: { enrollee: LoggedEnrolleeRef; areas: string[]; by: string };
+  enrollee_updated: { enrollee: LoggedEnrolleeRef; changes: LoggedEnrolleeChanges; by: string };
   enrollee_deleted: { enrollee: Pick<EnrolleeRef, 'id' | 'employee'>; by: string };
 }
 

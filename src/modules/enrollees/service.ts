@@ -18,7 +18,8 @@ import type { EmployeeDirectory } from '../employees';
 import type { EventChannel, EventLog } from '../events';
 import { enrolleeInScope, membership } from './area-membership';
 import { ChangesToEnrollees } from './changes';
-import type { EnrolleeEvents, LoggedEnrolleeEvents } from './events';
+import type { EnrolleeEvents } from './events';
+import { createdForm, deletedForm, updatedForm } from './logged';
 import { EnrolleeRetention } from './retention';
 import { Roster } from './roster';
 import type { EnrolleeRuntime } from './runtime';
@@ -55,12 +56,11 @@ export class EnrolleeService {
     pinTaken: (q: Queryable, pin: string) => Promise<boolean>,
   ) {
     this.events = log.channel<EnrolleeEvents>();
-    // The deleted person's name, PIN and card are not kept in the log: the event says who (id,
-    // employee key) and by whom. Reactors and in-process listeners still get the whole record.
-    this.events.storeAs('enrollee_deleted', {
-      store: ({ enrollee, by }): LoggedEnrolleeEvents['enrollee_deleted'] => ({ enrollee: { id: enrollee.id, employee: enrollee.employee }, by }),
-      show: async (_q, stored) => [...stored],
-    });
+    // The log keeps no card number, and of a deleted person no name, PIN or card (logged.ts).
+    // Reactors and in-process listeners still get the whole record.
+    this.events.storeAs('enrollee_created', createdForm);
+    this.events.storeAs('enrollee_updated', updatedForm);
+    this.events.storeAs('enrollee_deleted', deletedForm);
     this.changes = new ChangesToEnrollees(ctx, this.events, directory, pinTaken, (id, q, scope) => this.get(id, q, scope));
     this.views = new EnrolleeViews(ctx);
     this.retention = new EnrolleeRetention(ctx);

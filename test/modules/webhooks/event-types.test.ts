@@ -223,7 +223,8 @@ describe('every event type, raised by a real cause', () => {
       return pathsOf(EVENT_CATALOG[type].example, type).filter((path) => !carried.has(path));
     });
     // Of these, the example shows every field one can hold (each real change holds a few).
-    const optional = (path: string) => path.startsWith('device_updated.changes.') || path.startsWith('anomaly_detected.anomaly.details.');
+    const optional = (path: string) =>
+      path.startsWith('device_updated.changes.') || path.startsWith('enrollee_updated.changes.') || path.startsWith('anomaly_detected.anomaly.details.');
     expect(neverCarried.filter((path) => !optional(path))).toEqual([]);
     await waitFor(() => callsTo('/all').length >= log.length, 'every event at /all', 20_000);
     await waitFor(() => FPA_EVENT_TYPES.every((t) => callsTo(`/t/${t}`).length >= log.filter((e) => e.type === t).length), 'every typed endpoint', 20_000);
