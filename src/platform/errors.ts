@@ -61,6 +61,8 @@ export const ERROR_STATUS = {
   invalid_pin: 422,
   /** A report too large for the format asked (a PDF past its row limit): narrow it, or take CSV or Excel. */
   report_too_large: 422,
+  /** A password with fewer than 12 characters other than spaces (twelve spaces are no password): users/passwords.ts. */
+  weak_password: 422,
   // 426: a WebSocket endpoint asked without the upgrade handshake
   upgrade_required: 426,
   // 429

@@ -12,7 +12,7 @@ import { audit } from '../audit';
 import type { ConsoleService, StartedSession } from '../console';
 import type { InviteInfoView } from './model';
 import { PASSWORD_MIN } from './model';
-import { hashPassword } from './passwords';
+import { hashPassword, requireStrongPassword } from './passwords';
 import type { UserRuntime } from './runtime';
 import { type UserRow, userInvites, users } from './tables';
 import { forgetSignInFailures } from './throttle';
@@ -79,6 +79,7 @@ export class Invites {
    * Null when the link is unknown, used, expired, or the account is disabled.
    */
   async complete(token: string, password: string): Promise<Redeemed | null> {
+    requireStrongPassword(password, 'password');
     // Reads first: a made-up token costs no hashing and no write transaction.
     if (!(await this.peek(token))) return null;
     const hash = await hashPassword(password);

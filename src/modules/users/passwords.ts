@@ -9,6 +9,7 @@
  * exhaust the server's memory; beyond that the answer is 429 for a second.
  */
 import { FpaError } from '../../platform/errors';
+import { PASSWORD_MIN } from './model';
 
 const HASHING_AT_ONCE = 4;
 const HASHING_QUEUE = 64;
@@ -31,6 +32,23 @@ async function limited<T>(work: () => Promise<T>): Promise<T> {
     const next = waiting.shift();
     if (next) next();
     else running--;
+  }
+}
+
+/**
+ * Refuses a password with fewer than PASSWORD_MIN characters other than white space (twelve
+ * spaces, or a short word padded with them, pass a length check and guard nothing). The
+ * password is kept as typed: spaces inside one count for nothing here, and are not taken out.
+ * `field`: the body's field, as the error names it.
+ */
+export function requireStrongPassword(password: string, field: string): void {
+  const counted = password.replace(/\s/gu, '').length;
+  if (counted < PASSWORD_MIN) {
+    throw new FpaError('weak_password', `a password needs at least ${PASSWORD_MIN} characters other than spaces`, {
+      field,
+      reason: counted === 0 ? 'blank' : 'too_few_characters',
+      min: PASSWORD_MIN,
+    });
   }
 }
 

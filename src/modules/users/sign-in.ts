@@ -12,7 +12,7 @@ import { FpaError } from '../../platform/errors';
 import type { Caller } from '../../platform/http/caller';
 import { audit } from '../audit';
 import type { ConsoleService, StartedSession } from '../console';
-import { hashPassword, verifyPassword } from './passwords';
+import { hashPassword, requireStrongPassword, verifyPassword } from './passwords';
 import type { UserRuntime } from './runtime';
 import type { UsersService } from './service';
 import { type UserRow, users } from './tables';
@@ -109,6 +109,7 @@ export class PasswordSignIn {
   /** Changes the caller's own password; their other sessions end. */
   async changePassword(caller: Caller, current: string, next: string, keepSession: string | null): Promise<void> {
     if (caller.actor.kind !== 'user') throw new FpaError('forbidden', 'only a signed-in user has a password to change', {});
+    requireStrongPassword(next, 'new_password');
     const row = await this.confirmPassword(caller.actor.id, current);
     const hash = await hashPassword(next);
     await this.ctx.db.write(async ({ tx }) => {

@@ -50,6 +50,7 @@ const BY_CODE: Record<string, string | ((e: ApiError) => string)> = {
   command_not_supported: 'This terminal does not support that.',
   confirmation_required: 'Type the serial number to confirm.',
   rate_limited: 'Too many attempts. Wait a moment and try again.',
+  weak_password: (e) => `The password needs at least ${typeof e.details.min === 'number' ? e.details.min : 12} characters other than spaces.`,
   // The policy's refusal (it names the action) is about the role, most often changed since the
   // page was drawn; any other says why in words already (another area's member, areas not one's own).
   forbidden: (e) =>

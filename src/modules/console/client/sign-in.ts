@@ -84,7 +84,7 @@ function choosePasswordForm(info: InviteInfoView, token: string, started: () => 
     'form',
     { class: 'stack wide-fields', 'aria-label': 'Choose a password' },
     h('input', { type: 'hidden', autocomplete: 'username', value: info.username }),
-    field('New password', password, `At least ${min} characters. A few unrelated words make a strong one.`),
+    field('New password', password, `At least ${min} characters other than spaces. A few unrelated words make a strong one.`),
     field('New password again', again),
     problem,
     submit,
@@ -94,7 +94,10 @@ function choosePasswordForm(info: InviteInfoView, token: string, started: () => 
     problem.textContent = '';
     // Said beside the field it is about (aria-invalid, aria-describedby, focused), as every form.
     showErrors(form, [], {});
-    if (password.value.length < min) return showErrors(form, [{ field: 'password', message: `The password needs at least ${min} characters.` }], { password });
+    // Spaces do not count (the server's rule, users/passwords.ts): twelve of them are no password.
+    if (password.value.replace(/\s/gu, '').length < min) {
+      return showErrors(form, [{ field: 'password', message: `The password needs at least ${min} characters other than spaces.` }], { password });
+    }
     if (password.value !== again.value) return showErrors(form, [{ field: 'again', message: 'The two passwords differ.' }], { again });
     submit.disabled = true;
     try {

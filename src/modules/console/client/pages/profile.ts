@@ -19,7 +19,7 @@ function passwordForm(): HTMLElement {
     'form',
     { class: 'stack narrow wide-fields', 'aria-label': 'Change password' },
     field('Current password', current),
-    field('New password', next, `At least ${MIN} characters.`),
+    field('New password', next, `At least ${MIN} characters other than spaces.`),
     field('New password again', again),
     problem,
     h('button', { type: 'submit', class: 'primary' }, 'Change password'),
