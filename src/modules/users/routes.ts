@@ -3,7 +3,8 @@ import { Elysia, t } from 'elysia';
 import type { Settings } from '../../platform/config/settings';
 import { errors } from '../../platform/http/model';
 import { adminRouter, type Http } from '../../platform/http/router';
-import { CONSOLE_PATH, type ConsoleService, isHttps } from '../console';
+import { reachableHost } from '../../platform/net/lan';
+import { CONSOLE_PATH, type ConsoleService } from '../console';
 import type { ApiKeys } from './api-keys';
 import {
   ApiKeyCreate,
@@ -25,11 +26,21 @@ import type { PasswordSignIn } from './sign-in';
 
 const tags = ['users'];
 
-/** Where invite links point: CONSOLE_URL's origin and path, else the address the request came to. */
-export function consoleBase(settings: Readonly<Settings>, request: Request): string {
+/** The address a server listens on, as Bun's server says it (Elysia's `server`); null when none is known. */
+type Listening = { hostname?: string; port?: number } | null;
+
+/**
+ * Where invite and reset links point: CONSOLE_URL's origin and path, else the address the server
+ * listens on as people reach it (its LAN address when it listens on every interface), as the
+ * scripts print it (app/console-base.ts), and failing that HOST and PORT. Never the request's
+ * `Host` header: anyone can send one, and a link to an address of their choosing, handed to the
+ * person invited, would take their new password there.
+ */
+export function consoleBase(settings: Readonly<Settings>, server: Listening): string {
   if (settings.CONSOLE_URL) return settings.CONSOLE_URL.replace(/\/+$/, '').replace(new RegExp(`${CONSOLE_PATH}$`), '');
-  const host = request.headers.get('host') ?? new URL(request.url).host;
-  return `${isHttps(request, settings.CONSOLE_TRUST_PROXY) ? 'https' : 'http'}://${host}`;
+  const host = server?.hostname || settings.HOST;
+  const port = server?.port || settings.PORT;
+  return `http://${reachableHost(host)}:${port}`;
 }
 
 /** Siblings, not parent and child: the other routes' administrator check must not run before the invite's. */
@@ -43,8 +54,8 @@ function inviteRoute(http: Http, users: UsersService) {
   const settings = http.runtime.settings;
   return adminRouter(http, 'users-invite', { allowOperatorToken: true }).post(
     '/users',
-    async ({ admin, body, request, set }) => {
-      const created = await users.create(admin, body, consoleBase(settings, request));
+    async ({ admin, body, server, set }) => {
+      const created = await users.create(admin, body, consoleBase(settings, server));
       set.status = 201;
       return created;
     },
@@ -104,7 +115,7 @@ function accountRoutes(http: Http, deps: { users: UsersService; signIn: Password
         detail: { summary: 'Remove a user: sessions end and API keys are revoked at once', tags },
       },
     )
-    .post('/users/:id/reset', ({ admin, params, request }) => users.reset(admin, params.id, consoleBase(settings, request)), {
+    .post('/users/:id/reset', ({ admin, params, server }) => users.reset(admin, params.id, consoleBase(settings, server)), {
       params: UserParams,
       response: { 200: InviteLink, ...errors('not_found', 'conflict') },
       detail: { summary: 'A new one-time `invite_url` that sets a new password; the old password and every session end now', tags },

@@ -465,7 +465,7 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
 
   CONSOLE_URL: text(
     '',
-    'Address of the console in printed sign-in links, e.g. `https://attendance.example.com/console/`; empty: `http://<HOST>:<PORT>/console/` (the LAN address when HOST is every interface). Its origin is also the service’s own when a change riding on a cookie is checked for coming from another site (behind a proxy that rewrites `Host`).',
+    'Address of the console in printed sign-in links and in the invite and reset links the API answers with (`invite_url`), e.g. `https://attendance.example.com/console/`; empty: `http://<HOST>:<PORT>/console/`, the address the server listens on (the LAN address when HOST is every interface), never the request’s `Host` header: behind a proxy, set it. Its origin is also the service’s own when a change riding on a cookie is checked for coming from another site (behind a proxy that rewrites `Host`).',
   ),
   CONSOLE_LINK_TTL: duration(10 * MINUTE, 'A console sign-in link (`npm run fpa:console-link`) works once, within this.'),
   CONSOLE_SESSION_TTL: duration(12 * 60 * MINUTE, 'A console session ends this long after sign-in, however busy.'),
