@@ -198,6 +198,23 @@ describe('a session', () => {
     expect((await fetch(`${server.url}/console/session`, { headers: { cookie } })).status).toBe(401);
   });
 
+  test('a cookie of a session that has ended is told so (sign in again), not asked for a token', async () => {
+    const { cookie, csrf } = await signInOverHttp(server);
+    expect((await fetch(`${server.url}/console/sign-out`, { method: 'POST', headers: { cookie, 'x-fpa-csrf': csrf } })).status).toBe(204);
+    for (const path of [`${API}/devices/`, '/console/session']) {
+      const res = await fetch(`${server.url}${path}`, { headers: { cookie } });
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { error: unknown }).error).toMatchObject({
+        code: 'unauthorized',
+        message: 'your console session has ended: sign in again',
+        details: { reason: 'session_ended' },
+      });
+    }
+    // Without a cookie (a script), the token is what is missing.
+    const bare = await fetch(`${server.url}${API}/devices/`);
+    expect(((await bare.json()) as { error: { message: string } }).error.message).toBe('an administrator token is required (Authorization: Bearer <JWT>)');
+  });
+
   test('it ends after the idle timeout, and after its lifetime however busy', async () => {
     const idle = await signInOverHttp(server);
     now += 31 * 60_000;

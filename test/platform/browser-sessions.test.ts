@@ -19,6 +19,7 @@ const sessions: BrowserSessions = {
     if (cookie === 'session=no-csrf') throw new FpaError('forbidden', 'csrf', {});
     return null;
   },
+  sessionIdOf: (request) => /^session=(.+)$/.exec(request.headers.get('cookie') ?? '')?.[1] ?? null,
 };
 
 function authenticator(host?: (r: Request) => { by: string } | null): AdminAuthenticator {

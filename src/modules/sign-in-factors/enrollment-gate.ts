@@ -40,5 +40,6 @@ export function enrollmentGate(sessions: BrowserSessions, factors: SecondFactors
       }
       return identity;
     },
+    sessionIdOf: (request) => sessions.sessionIdOf(request),
   };
 }

@@ -83,6 +83,8 @@ const LAST_NAMEABLE_EXP = Date.UTC(9999, 11, 31, 23, 59, 59) / 1000;
  */
 export interface BrowserSessions {
   identify(request: Request): Promise<AdminIdentity | null>;
+  /** The session id the request's console cookie carries (live or not), or null without one. */
+  sessionIdOf(request: Request): string | null;
 }
 
 /** API keys (`fpa_key_…`): the caller a presented key stands for, or null when it is not a live key. */
@@ -172,7 +174,7 @@ export class AdminAuthenticator {
     const header = request.headers.get('authorization') ?? '';
     let token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
     if (!token && options.queryToken) token = new URL(request.url).searchParams.get('access_token') ?? '';
-    if (!token) throw new FpaError('unauthorized', 'an administrator token is required (Authorization: Bearer <JWT>)', {});
+    if (!token) throw this.missingCredentials(request);
     if (token.startsWith(API_KEY_PREFIX)) {
       const key = this.apiKeys ? await this.apiKeys.identify(token) : null;
       if (!key) throw new FpaError('unauthorized', 'the API key is unknown, revoked or expired', {});
@@ -182,6 +184,18 @@ export class AdminAuthenticator {
       throw new FpaError('unauthorized', 'administrator JWTs are not accepted here (no FPA_ADMIN_JWT_SECRET or FPA_ADMIN_JWKS_URL): use an API key', {});
     }
     return this.verifyToken(token);
+  }
+
+  /**
+   * The 401 of a request without a live credential: a console cookie whose session has ended
+   * (signed out, expired, ended by a password change or an administrator) is a person to send to
+   * the sign-in page, not a script missing its token.
+   */
+  private missingCredentials(request: Request): FpaError {
+    if (this.browserSessions?.sessionIdOf(request)) {
+      return new FpaError('unauthorized', 'your console session has ended: sign in again', { reason: 'session_ended' });
+    }
+    return new FpaError('unauthorized', 'an administrator token is required (Authorization: Bearer <JWT>)', {});
   }
 
   /**
