@@ -108,6 +108,7 @@ describe('configuration check', () => {
     ['fpa.W003', { ...base, ADMS_AUTO_APPROVE: true }],
     ['fpa.W004', { ...base, ENROLLMENT_REQUIRE_CONSENT: false }],
     ['fpa.W006', { ...base, ADMS_TRUST: 'serial' }],
+    ['fpa.W011', { ...base, CONSOLE_TRUST_PROXY: true }],
     ['fpa.E017', { ...base, ADMS_TRUST: 'anyone' }],
   ])('%s is reported', (code, settings) => {
     expect(codesOf(settings)).toContain(code);

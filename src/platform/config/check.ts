@@ -68,6 +68,10 @@ export const CHECK_CODES: Record<string, { severity: 'error' | 'warning'; meanin
     severity: 'warning',
     meaning: 'migrations of this release are not applied to the database yet (the next start applies them); a server still running on it is an older release',
   },
+  'fpa.W011': {
+    severity: 'warning',
+    meaning: 'CONSOLE_TRUST_PROXY is on without CONSOLE_URL: invite and reset links name the server’s own address, not the proxy’s',
+  },
   'fpa.W030': { severity: 'warning', meaning: 'CONSOLE_OIDC_ISSUER is a plain `http:` URL outside this machine' },
 };
 
@@ -634,6 +638,16 @@ function safetyWarnings(s: Settings): ConfigIssue[] {
     out.push(issue('fpa.W004', 'ENROLLMENT_REQUIRE_CONSENT is off: templates are stored without recorded consent.', 'Biometric laws usually require consent.'));
   if (s.DATABASE_SYNC_URL && !s.DATABASE_URL.startsWith('file:')) {
     out.push(issue('fpa.W005', 'DATABASE_SYNC_URL is set but DATABASE_URL is not a file: URL.', 'An embedded replica needs a local file.'));
+  }
+  // Behind a proxy, links cannot follow the request's Host (anyone may send one): they need the public address.
+  if (s.CONSOLE_TRUST_PROXY && !s.CONSOLE_URL) {
+    out.push(
+      issue(
+        'fpa.W011',
+        'CONSOLE_TRUST_PROXY is on without CONSOLE_URL: invite and reset links name the address this server listens on, not the one people reach through the proxy.',
+        'Set CONSOLE_URL to the console’s public address, e.g. https://attendance.example.com/console/.',
+      ),
+    );
   }
   return out;
 }
