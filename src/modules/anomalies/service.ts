@@ -92,7 +92,9 @@ export class Anomalies {
     const kinds = unverified.length > 0 ? await this.deps.enrollment.templates.kindsHeldOn(tx, unverified) : new Map<string, string[]>();
     const sorted = instants.map((at) => localDateOf(at, zone)).sort();
     // A day either side: a person's own zone (their areas') may put the punch on another date.
-    const { people, planner } = await this.deps.calendar.plannerFor(tx, ids, addDays(sorted[0]!, -1), addDays(sorted.at(-1)!, 1));
+    // A host's calendar that fails never stops a punch: its leave goes unchecked, and is said (calendar/host-calendar.ts).
+    const { people, planner, hostCalendar } = await this.deps.calendar.plannerFor(tx, ids, addDays(sorted[0]!, -1), addDays(sorted.at(-1)!, 1), 'lenient');
+    if (!hostCalendar) this.deps.calendar.storedWithoutHostCalendar(sorted[0]!, sorted.at(-1)!, candidates.length);
     const person = new Map(people.map((p) => [p.id, p]));
     const dates = candidates.map(({ punch }, i) => planner.datesOf(person.get(punch.enrollee!) ?? { id: punch.enrollee!, areaIds: [] })(instants[i]!));
     const areas = this.travel.size > 0 ? await this.deps.devices.areaNamesOf(tx, deviceIds) : new Map<string, string[]>();

@@ -349,7 +349,8 @@ export class AttendanceService {
     const [first, lastDate] = [addDays(dates[0]!, -2), addDays(dates[dates.length - 1]!, 1)];
     const locked = await this.periods.lockedIn(w.tx, first, lastDate);
     if (locked.length === 0) return null;
-    const { people, planner } = await this.calendar.plannerFor(w.tx, [...new Set(candidates.map((c) => c.enrolleeId))], first, lastDate);
+    // Stored whatever the host's calendar does: while it fails, by the service's own calendar (calendar/host-calendar.ts).
+    const { people, planner } = await this.calendar.plannerFor(w.tx, [...new Set(candidates.map((c) => c.enrolleeId))], first, lastDate, 'lenient');
     const out: string[][] = rows.map(() => []);
     for (const person of people) {
       const own = candidates.filter((c) => c.enrolleeId === person.id);

@@ -5,7 +5,8 @@
  *
  * A host may keep leave or rosters itself: a provider (`addProvider`) adds them to every plan,
  * and `calendarChanged` tells attendance which days to recompute when they change. A provider
- * runs inside attendance's write transactions, so it must answer from memory or a cache.
+ * runs inside attendance's write transactions, so it must answer from memory or a cache. One
+ * that fails never stops a punch from being stored (./host-calendar.ts).
  */
 import { and, eq, gte, inArray, isNotNull, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
@@ -20,6 +21,7 @@ import { type EnrolleeService, membersOfArea } from '../enrollees';
 import type { EventChannel, EventLog } from '../events';
 import { DaysOff } from './days-off';
 import type { CalendarEvents } from './events';
+import { type CalendarProvider, type HostCalendarNeed, HostCalendars } from './host-calendar';
 import type { CalendarDayView } from './model';
 import {
   type AreaZone,
@@ -36,15 +38,6 @@ import {
 import type { CalendarRuntime } from './runtime';
 import { Schedules } from './schedules';
 import { areaWeekends, holidays, leaves, shiftAssignments } from './tables';
-
-/** What a host's provider adds for some people and dates: its own leaves and shifts. */
-export interface HostCalendarEntries {
-  leaves?: { enrollee: string; from: string; to: string; kind: string }[];
-  /** Shifts as own assignments of a schedule (by name); they win ties with stored ones. */
-  shifts?: { enrollee: string; schedule: string; from: string; to?: string | null; priority?: number }[];
-}
-
-export type CalendarProvider = (request: { enrollees: readonly string[]; from: string; to: string }) => Promise<HostCalendarEntries> | HostCalendarEntries;
 
 /** Which of the calendar's tables hold rows (providers count as assignments and leaves). */
 interface InUse {
@@ -65,7 +58,7 @@ export class CalendarService {
   readonly events: EventChannel<CalendarEvents>;
   readonly daysOff: DaysOff;
   readonly schedules: Schedules;
-  private readonly providers: CalendarProvider[] = [];
+  private readonly host: HostCalendars;
   private readonly defaultSchedule: ScheduleDef | null;
 
   constructor(
@@ -76,6 +69,7 @@ export class CalendarService {
     this.events = log.channel<CalendarEvents>();
     this.daysOff = new DaysOff(ctx, this.events, enrollees);
     this.schedules = new Schedules(ctx, this.events, this.daysOff);
+    this.host = new HostCalendars(ctx.log);
     const s = ctx.settings.DEFAULT_SCHEDULE;
     if (s && (secondsOfClock(s.start) === null || secondsOfClock(s.end) === null)) {
       // A malformed schedule given in code must never make attendance fail.
@@ -88,7 +82,12 @@ export class CalendarService {
   }
 
   addProvider(provider: CalendarProvider): void {
-    this.providers.push(provider);
+    this.host.add(provider);
+  }
+
+  /** Punches on dates from..to were stored while the host's calendar failed (`lenient` plans): said when it answers again. */
+  storedWithoutHostCalendar(from: string, to: string, punches: number): void {
+    this.host.unchecked(from, to, punches);
   }
 
   /**
@@ -178,12 +177,20 @@ export class CalendarService {
    * The people (with their areas, when an area has a row) and a planner for them on dates
    * from..to. Attendance asks this with every batch of punches, so one query first finds which
    * of the calendar's tables hold rows, and the others are not read: a service without a
-   * calendar pays one small query.
+   * calendar pays one small query. While a host's provider fails, `require` (the default) is a
+   * 503 and `lenient` plans without the host's part, `hostCalendar: false` (host-calendar.ts).
    */
-  async plannerFor(q: Queryable, enrolleeIds: readonly string[], from: string, to: string): Promise<{ people: Person[]; planner: Planner }> {
+  async plannerFor(
+    q: Queryable,
+    enrolleeIds: readonly string[],
+    from: string,
+    to: string,
+    need: HostCalendarNeed = 'require',
+  ): Promise<{ people: Person[]; planner: Planner; hostCalendar: boolean }> {
     const used = await this.inUse(q);
     const people = used.areaScoped ? await this.people(q, enrolleeIds) : enrolleeIds.map((id) => ({ id, areaIds: [] }));
-    return { people, planner: await this.planner(q, people, from, to, used) };
+    const { planner, hostCalendar } = await this.plannerWith(q, people, from, to, used, need);
+    return { people, planner, hostCalendar };
   }
 
   /** A planner for people whose areas the caller already knows (the Today board), reading only the tables in use. */
@@ -208,16 +215,20 @@ export class CalendarService {
     const r = row!;
     return {
       holidays: Boolean(r.holidays),
-      assignments: Boolean(r.assignments) || this.providers.length > 0,
-      leaves: Boolean(r.leaves) || this.providers.length > 0,
+      assignments: Boolean(r.assignments) || this.host.count > 0,
+      leaves: Boolean(r.leaves) || this.host.count > 0,
       weekends: Boolean(r.weekends),
       areaScoped: Boolean(r.weekends || r.areaHolidays || r.areaAssignments || r.zoned),
       zoned: Boolean(r.zoned),
     };
   }
 
-  /** A planner holding every row that can apply to these people on dates from..to. */
+  /** A planner holding every row that can apply to these people on dates from..to (503 while a host's provider fails). */
   async planner(q: Queryable, people: readonly Person[], from: string, to: string, used?: InUse): Promise<Planner> {
+    return (await this.plannerWith(q, people, from, to, used, 'require')).planner;
+  }
+
+  private async plannerWith(q: Queryable, people: readonly Person[], from: string, to: string, used: InUse | undefined, need: HostCalendarNeed) {
     const ids = people.map((p) => p.id);
     const areaIds = [...new Set(people.flatMap((p) => [...p.areaIds, ...(p.moves ?? []).flatMap((m) => m.areaIds)]))];
     const schedules = used && !used.assignments ? new Map<string, ScheduleDef>() : await this.schedules.definitions(q);
@@ -233,7 +244,7 @@ export class CalendarService {
       createdAt: a.createdAt,
     }));
     const leaveDefs = await this.storedLeaves(q, used && !used.leaves ? [] : ids, from, to);
-    await this.addProvided(ids, from, to, schedules, { assignments, leaves: leaveDefs });
+    const hostCalendar = await this.host.addTo({ enrollees: ids, from, to }, schedules, { assignments, leaves: leaveDefs }, need);
     const holidayRows =
       used && !used.holidays
         ? []
@@ -260,7 +271,7 @@ export class CalendarService {
       leaves: leaveDefs,
       weekends: weekendRows.map((w) => ({ areaId: w.areaId, from: w.fromDate, days: w.days })),
     };
-    return new Planner(data);
+    return { planner: new Planner(data), hostCalendar };
   }
 
   /** The leaves of these people that overlap from..to. */
@@ -274,40 +285,6 @@ export class CalendarService {
       for (const l of rows) leaveDefs.push({ enrolleeId: l.enrolleeId, from: l.fromDate, to: l.toDate, kind: l.kind });
     }
     return leaveDefs;
-  }
-
-  /** What the host's providers add to a planner: their leaves, and their shifts as own assignments of a schedule named. */
-  private async addProvided(
-    ids: string[],
-    from: string,
-    to: string,
-    schedules: ReadonlyMap<string, ScheduleDef>,
-    into: { assignments: AssignmentDef[]; leaves: LeaveDef[] },
-  ): Promise<void> {
-    const { assignments, leaves: leaveDefs } = into;
-    for (const provider of this.providers) {
-      const extra = await provider({ enrollees: ids, from, to });
-      for (const l of extra.leaves ?? []) leaveDefs.push({ enrolleeId: l.enrollee, from: l.from, to: l.to, kind: l.kind });
-      const byName = new Map([...schedules.values()].map((s) => [s.name, s.id]));
-      for (const [i, shift] of (extra.shifts ?? []).entries()) {
-        const scheduleId = byName.get(shift.schedule);
-        if (!scheduleId) {
-          this.ctx.log.warn('a calendar provider named an unknown schedule; the shift is ignored', { schedule: shift.schedule });
-          continue;
-        }
-        const { enrollee, from: shiftFrom, to: shiftTo, priority } = shift;
-        assignments.push({
-          id: `host-${i}`,
-          scheduleId,
-          enrolleeId: enrollee,
-          areaId: null,
-          from: shiftFrom,
-          to: shiftTo ?? null,
-          priority: priority ?? 0,
-          createdAt: Number.MAX_SAFE_INTEGER,
-        });
-      }
-    }
   }
 
   /** `GET calendar/`: the resolved plan of one person, per date, from the planner attendance uses. */

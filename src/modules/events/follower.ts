@@ -13,7 +13,7 @@
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { CoalescingPass } from '../../platform/coalescing-pass';
 import type { Queryable, WriteContext } from '../../platform/db/client';
-import { describeError } from '../../platform/errors';
+import { describeError, FpaError } from '../../platform/errors';
 import type { EventRuntime } from './runtime';
 import type { EventLog, LoggedEvent } from './service';
 import { eventLog, logFollowers } from './tables';
@@ -64,6 +64,8 @@ export class LogFollower {
   private owedSince: number | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private running = false;
+  /** A step failed as `unavailable` (the host's calendar is down): said once, until a step succeeds again. */
+  private waiting = false;
   private readonly batch: number;
 
   constructor(
@@ -93,7 +95,22 @@ export class LogFollower {
 
   wake(): void {
     if (!this.running) return;
-    void this.pass.trigger().catch((error: unknown) => this.ctx.log.error(`log follower ${this.options.name} failed`, { error: describeError(error) }));
+    void this.pass.trigger().catch((error: unknown) => this.failed(error));
+  }
+
+  /**
+   * A background step that failed is tried again at the next wake (every second). One that waits
+   * for something unavailable (the host's calendar: calendar/host-calendar.ts) is said once, not
+   * every second, until a step succeeds; any other failure each time.
+   */
+  private failed(error: unknown): void {
+    const { name } = this.options;
+    if (!(error instanceof FpaError && error.code === 'unavailable')) {
+      this.ctx.log.error(`log follower ${name} failed`, { error: describeError(error) });
+      return;
+    }
+    if (!this.waiting) this.ctx.log.warn(`log follower ${name} waits, and tries again every second: ${error.message}`);
+    this.waiting = true;
   }
 
   /**
@@ -149,6 +166,8 @@ export class LogFollower {
       owedSince: this.owedSince,
     });
     if (reachedHead) this.owedSince = null;
+    if (this.waiting) this.ctx.log.info(`log follower ${this.options.name} goes on`);
+    this.waiting = false;
     return done;
   }
 
