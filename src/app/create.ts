@@ -1,7 +1,7 @@
 /**
  * The embedding surface: `createFingerprintAttendance(...)` builds one instance of the
- * service and returns `{ plugin, service, events, jobs, settings, db, warnings, lock, openapi, close }`. A host mounts `plugin` in
- * its Elysia app; the standalone server (server.ts) does the same with nothing around it.
+ * service and returns `{ plugin, operations, service, events, jobs, settings, db, warnings, lock, openapi, close }`. A host mounts
+ * `plugin` in its Elysia app (and `operations` if it wants `/readyz` and `/metrics`); the standalone server (server.ts) mounts both.
  */
 import type { AnyElysia } from 'elysia';
 import type { EmployeeDirectory } from '../modules/employees';
@@ -52,7 +52,10 @@ export interface CreateOptions {
 }
 
 export interface FingerprintAttendance {
+  /** The API under `/api/fingerprint/`, the terminals' `/iclock/`, the console's `/console/` (and its sign-in paths). */
   plugin: AnyElysia;
+  /** `/readyz` and `/metrics` at the root, as the standalone server serves them: not in `plugin` (a host's own paths); a host mounts this to have them. */
+  operations: AnyElysia;
   /** The in-process API (the spec's service operations and each module's service). */
   service: Service;
   /** Typed in-process events, after commit (the durable log is `events/`). */
@@ -181,8 +184,8 @@ async function assemble(runtime: Runtime, directory: EmployeeDirectory, lock: He
   auth.apiKeys = modules.apiKeys;
   for (const job of jobDefinitions(runtime, modules)) modules.jobs.register(job);
   const http = { runtime, auth };
-  const { plugin, openapi } = buildPlugin(http, modules);
-  return { modules, plugin, openapi };
+  const { plugin, openapi, operations } = buildPlugin(http, modules);
+  return { modules, plugin, openapi, operations };
 }
 
 async function startServing(modules: Modules, settings: Readonly<Settings>, options: CreateOptions): Promise<void> {
@@ -208,10 +211,11 @@ interface Built extends Awaited<ReturnType<typeof assemble>> {
 }
 
 /** The instance a host holds: what it mounts, calls and listens to, and how it closes. */
-function instance({ modules, plugin, openapi, runtime, issues, lock, ownsDb }: Built): FingerprintAttendance {
+function instance({ modules, plugin, operations, openapi, runtime, issues, lock, ownsDb }: Built): FingerprintAttendance {
   let closed = false;
   return {
     plugin,
+    operations,
     service: buildService(modules, runtime),
     events: modules.events,
     jobs: modules.jobs,

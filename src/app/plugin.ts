@@ -1,6 +1,6 @@
 /**
  * The Elysia plugin a host mounts: every module's routes under the API prefix, the terminals'
- * endpoints under ADMS_URL_PREFIX, the docs, and catch-alls that answer unknown API paths
+ * endpoints under ADMS_URL_PREFIX, the console, the docs, and catch-alls that answer unknown API paths
  * (and any other path under `/api/fingerprint/`) with the spec's error body. Every hook is local: the plugin never touches the host's routes.
  */
 import { Elysia } from 'elysia';
@@ -167,7 +167,6 @@ export function buildPlugin(http: Http, m: Modules) {
     // Local: every route of the plugin, never the host's (request-context.ts).
     .onTransform(tagWithRequestId)
     .use(m.terminals.routes())
-    .use(operationsRoutes(http, m.health))
     .use(proofKeyRoutes(http, m.proofs))
     .use(consoleRoutes(http, m.console, { admsUrlPrefix: http.runtime.settings.ADMS_URL_PREFIX }))
     .use(signInRoutes(http, { signIn: m.signIn, invites: m.users.invites, sessions: m.console }))
@@ -175,5 +174,16 @@ export function buildPlugin(http: Http, m: Modules) {
     .use(api)
     // The rest of the API's own namespace (`/api/fingerprint/`, another version): the error body, not Elysia's text.
     .use(notFoundUnder('fpa-namespace-not-found', http.runtime.instanceId, [API_NAMESPACE, `${API_NAMESPACE}/*`], http.runtime.log));
-  return { plugin, openapi };
+  return { plugin, openapi, operations: operationsPlugin(http, m) };
+}
+
+/**
+ * `/readyz` and `/metrics` at the server's root: the standalone server mounts them beside the
+ * plugin; a host mounts them only if it wants them (`fpa.operations`), since those paths are
+ * usually its own (its probes, its Prometheus endpoint). The plugin claims none of them.
+ */
+function operationsPlugin(http: Http, m: Modules) {
+  return new Elysia({ name: 'fingerprint-attendance-operations', seed: http.runtime.instanceId })
+    .onTransform(tagWithRequestId)
+    .use(operationsRoutes(http, m.health));
 }

@@ -86,7 +86,7 @@ export async function startServer(options: CreateOptions & ListenOptions = {}): 
   };
 }
 
-/** The standalone server's app: its health check, the plugin, and the error body for every path under /api/ nothing serves. */
+/** The standalone server's app: its health check, readiness and metrics, the plugin, and the error body for every path under /api/ nothing serves. */
 function serverApp(fpa: FingerprintAttendance, log: Logger) {
   const health = new Elysia({ name: 'fpa-health', seed: fpa.db.url }).onTransform(tagWithRequestId).get('/healthz', async ({ set }) => {
     try {
@@ -101,6 +101,8 @@ function serverApp(fpa: FingerprintAttendance, log: Logger) {
     new Elysia()
       .use(health)
       .use(otherMethodsRefused('fpa-health-methods', fpa.db.url, { '/healthz': ['GET'] }))
+      // `/readyz` and `/metrics`: this server is its own host, so it serves them (a host chooses: README "Embedding").
+      .use(fpa.operations)
       .use(fpa.plugin)
       // This server is its own host: every path under /api/ is the API's, so one nothing serves is
       // answered with the error body too (the plugin claims only /api/fingerprint/ in a host's app).

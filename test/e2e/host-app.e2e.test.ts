@@ -102,9 +102,47 @@ describe('a host onError registered before .use(plugin)', () => {
   });
 });
 
+describe('the host’s own /metrics, /readyz and /healthz', () => {
+  test('stay the host’s: the plugin mounts none of them', async () => {
+    const app = new Elysia()
+      .get('/metrics', () => 'host_metric 1')
+      .get('/readyz', () => ({ host: 'ready' }))
+      .get('/healthz', () => ({ host: 'alive' }))
+      .use(fpa.plugin);
+    const host = serve(app);
+    try {
+      expect(await (await fetch(`${host.url}/metrics`)).text()).toBe('host_metric 1');
+      expect(await (await fetch(`${host.url}/readyz`)).json()).toEqual({ host: 'ready' });
+      expect(await (await fetch(`${host.url}/healthz`)).json()).toEqual({ host: 'alive' });
+      // Nor does the plugin answer them for a host that has none: they are the host's paths.
+      const bare = new Elysia().use(fpa.plugin);
+      expect((await bare.handle(new Request('http://localhost/readyz'))).status).toBe(404);
+      expect((await bare.handle(new Request('http://localhost/metrics'))).status).toBe(404);
+    } finally {
+      await host.stop();
+    }
+  });
+
+  test('a host that wants the service’s own mounts fpa.operations: /readyz and /metrics as the standalone server has them', async () => {
+    const app = new Elysia().use(fpa.operations).use(fpa.plugin);
+    const ready = await app.handle(new Request('http://localhost/readyz'));
+    expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready' }]);
+    expect(ready.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await app.handle(new Request('http://localhost/metrics'))).status).toBe(401);
+    const scraped = await app.handle(new Request('http://localhost/metrics', { headers: { authorization: `Bearer ${await adminToken()}` } }));
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toContain('# TYPE');
+    const wrong = await app.handle(new Request('http://localhost/readyz', { method: 'POST' }));
+    expect([wrong.status, wrong.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+  });
+});
+
 describe('request ids in a host that called app.handle() first', () => {
   test('each later request has its own id, the caller’s own when it gives one, on app.handle and on the live server', async () => {
-    const app = new Elysia().use(fpa.plugin).get('/host/hello', () => 'hello');
+    const app = new Elysia()
+      .use(fpa.operations)
+      .use(fpa.plugin)
+      .get('/host/hello', () => 'hello');
     // Ordinary host code: a warm-up (or a host's test) calls app.handle before anything else.
     const warmUp = await app.handle(new Request('http://localhost/readyz'));
     const first = warmUp.headers.get('x-request-id');

@@ -1,6 +1,8 @@
 /**
  * `health/` (administrators), and at the server root `/metrics` (Prometheus; an owner or admin
- * of every area, or `Bearer <METRICS_TOKEN>`) and `/readyz` (load balancers; no authentication).
+ * of every area, or `Bearer <METRICS_TOKEN>`) and `/readyz` (load balancers; no authentication):
+ * those two are not the plugin's but `fpa.operations` (app/plugin.ts), mounted by the standalone
+ * server and by a host that wants them.
  */
 import { Elysia, t } from 'elysia';
 import { constantTimeEqual } from '../../platform/crypto/secrets';
@@ -27,7 +29,7 @@ export function healthRoutes(http: Http, health: HealthService) {
   });
 }
 
-/** Root routes of the plugin: `/metrics` and `/readyz`. */
+/** Root routes outside the plugin (`fpa.operations`): `/metrics` and `/readyz`. */
 export function operationsRoutes(http: Http, health: HealthService) {
   const { metrics, settings } = http.runtime;
   const metricsToken = settings.METRICS_TOKEN;
