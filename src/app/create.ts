@@ -20,6 +20,7 @@ import { createLogger, type Logger } from '../platform/log';
 import { Metrics } from '../platform/metrics';
 import { type Clock, type Runtime, systemClock } from '../platform/runtime';
 import { UploadBurst } from '../platform/upload-burst';
+import { recordServedAt, type ServedAt } from './addresses';
 import type { JsonObject } from './docs/openapi';
 import type { FpaEvents } from './events';
 import { jobDefinitions } from './jobs';
@@ -69,6 +70,13 @@ export interface FingerprintAttendance {
   lock: HeldLock | null;
   /** The OpenAPI 3.1 document of the plugin's API (what `docs/json` serves), generated from its routes. */
   openapi(): JsonObject;
+  /**
+   * Where the host serves the plugin, for the lock file (the scripts reach the API there, and a
+   * second instance's DatabaseLockedError names it). Written by itself when the host's Elysia app
+   * listens (`app.listen`); a host serving it otherwise (`Bun.serve({ fetch: app.fetch })`, a
+   * socket path) calls this once it listens.
+   */
+  servedAt(at: ServedAt): void;
   close(): Promise<void>;
 }
 
@@ -184,7 +192,7 @@ async function assemble(runtime: Runtime, directory: EmployeeDirectory, lock: He
   auth.apiKeys = modules.apiKeys;
   for (const job of jobDefinitions(runtime, modules)) modules.jobs.register(job);
   const http = { runtime, auth };
-  const { plugin, openapi, operations } = buildPlugin(http, modules);
+  const { plugin, openapi, operations } = buildPlugin(http, modules, (at) => recordServedAt(lock, runtime.settings, at));
   return { modules, plugin, openapi, operations };
 }
 
@@ -224,6 +232,7 @@ function instance({ modules, plugin, operations, openapi, runtime, issues, lock,
     warnings: issues,
     lock,
     openapi: openapi.document,
+    servedAt: (at) => recordServedAt(lock, runtime.settings, at),
     async close() {
       if (closed) return;
       closed = true;

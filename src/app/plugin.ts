@@ -34,6 +34,7 @@ import { API_NAMESPACE, API_PREFIX } from '../platform/http/api-prefix';
 import { notFoundUnder } from '../platform/http/not-found';
 import { tagWithRequestId } from '../platform/http/routable-url';
 import { apiRouter, type Http } from '../platform/http/router';
+import type { ServedAt } from './addresses';
 import { buildOpenApiDocument, type JsonObject, type RouteLike } from './docs/openapi';
 import { type DocumentSource, docsRoutes } from './docs/routes';
 import { FPA_EVENT_TYPES } from './event-catalog';
@@ -141,7 +142,12 @@ function sessionOpener(m: Modules): SessionOpener {
   };
 }
 
-export function buildPlugin(http: Http, m: Modules) {
+/**
+ * `listening`: the host's server started, at this address (the lock file's, for the scripts:
+ * app/addresses.ts). Elysia runs a plugin's `onStart` for the app it is mounted in, which is
+ * what is wanted here: the plugin learns where the host serves it.
+ */
+export function buildPlugin(http: Http, m: Modules, listening: (at: ServedAt) => void) {
   const routes = apiRoutes(http, m);
   const openapi = openApiOf(routes);
   const api = new Elysia({ name: 'fpa-api', seed: http.runtime.instanceId, prefix: API_PREFIX }).use(routes).use(docsRoutes(http, openapi));
@@ -166,6 +172,10 @@ export function buildPlugin(http: Http, m: Modules) {
   const plugin = new Elysia({ name: 'fingerprint-attendance', seed: http.runtime.instanceId })
     // Local: every route of the plugin, never the host's (request-context.ts).
     .onTransform(tagWithRequestId)
+    // A socket path (no port) has no address to give: the host says it (`fpa.servedAt`).
+    .onStart(({ server }) => {
+      if (server?.port) listening({ hostname: server.hostname ?? '', port: server.port });
+    })
     .use(m.terminals.routes())
     .use(proofKeyRoutes(http, m.proofs))
     .use(consoleRoutes(http, m.console, { admsUrlPrefix: http.runtime.settings.ADMS_URL_PREFIX }))

@@ -6,7 +6,6 @@
 import { type AnyElysia, Elysia } from 'elysia';
 import { anyoneHasAnAccount } from '../modules/users';
 import { ConfigurationError, formatIssues } from '../platform/config/check';
-import { settingDigests } from '../platform/config/settings';
 import { NewerDatabaseError } from '../platform/db/client';
 import { DatabaseLockedError } from '../platform/db/lock';
 import { explainFailure } from '../platform/errors';
@@ -16,7 +15,7 @@ import { otherMethodsRefused } from '../platform/http/other-methods';
 import { servePathsWhateverTheHost, tagWithRequestId } from '../platform/http/routable-url';
 import type { Logger } from '../platform/log';
 import { reachableHost } from '../platform/net/lan';
-import { consoleBaseOf } from './console-base';
+import { localApiBase, recordServedAt } from './addresses';
 import { API_PREFIX, type CreateOptions, createFingerprintAttendance, type FingerprintAttendance } from './create';
 
 export interface RunningServer {
@@ -59,16 +58,10 @@ export async function startServer(options: CreateOptions & ListenOptions = {}): 
     throw isHostUnusable(error) ? new HostUnusableError(hostname, port, error) : error;
   }
   const actualPort = app.server!.port!;
-  const localHost = hostname === '0.0.0.0' || hostname === '::' ? '127.0.0.1' : hostname;
-  // An IPv6 address goes in brackets in a URL (the lock file's API address for the scripts).
-  const url = `http://${localHost.includes(':') ? `[${localHost}]` : localHost}:${actualPort}`;
-  // The scripts' printed links open where this server is reached, whatever their own HOST says.
-  // With its settings' digests: a script handing it work says which of its own FPA_* variables do not apply here.
-  fpa.lock?.setAddresses({
-    apiUrl: `${url}${API_PREFIX}/`,
-    consoleBase: linksBase(fpa.settings, hostname, actualPort),
-    settings: settingDigests(fpa.settings, fpa.lock.info.token),
-  });
+  const url = localApiBase({ hostname, port: actualPort });
+  // The scripts' printed links open where this server is reached, whatever their own HOST says
+  // (the plugin's onStart wrote it already, from Bun's view of the address: this is the one asked for).
+  recordServedAt(fpa.lock, fpa.settings, { hostname, port: actualPort });
   let stopped = false;
   return {
     fpa,
@@ -108,15 +101,6 @@ function serverApp(fpa: FingerprintAttendance, log: Logger) {
       // answered with the error body too (the plugin claims only /api/fingerprint/ in a host's app).
       .use(notFoundUnder('fpa-api-not-found', fpa.db.url, ['/api', '/api/*'], log))
   );
-}
-
-/** Where the console's links open (console-base.ts), for the lock file; empty when CONSOLE_URL is unusable. */
-function linksBase(settings: { CONSOLE_URL: string }, hostname: string, port: number): string {
-  try {
-    return consoleBaseOf({ CONSOLE_URL: settings.CONSOLE_URL, HOST: hostname }, port);
-  } catch {
-    return '';
-  }
 }
 
 /** Bun's own cap on a request body, at least this, and twice the largest route's cap. */

@@ -56,12 +56,17 @@ export class DatabaseLockedError extends Error {
     holder: LockInfo | null,
   ) {
     super(
-      `the database is in use by another Fingerprint Attendance process${holder ? ` (pid ${holder.pid})` : ''}; ` +
+      `the database is in use by another Fingerprint Attendance process${holder ? ` (pid ${holder.pid}${servingAt(holder)}, since ${holder.startedAt})` : ''}; ` +
         'a local file: database has exactly one writer. Stop that process, or point both at a libSQL server (libsql://…).',
     );
     this.name = 'DatabaseLockedError';
     this.holder = holder ? { pid: holder.pid, apiUrl: holder.apiUrl, consoleBase: holder.consoleBase, startedAt: holder.startedAt } : null;
   }
+}
+
+/** `, serving <API>` once the holder listens; nothing while it starts (or for a script working on the file itself). */
+function servingAt(holder: LockInfo): string {
+  return holder.apiUrl ? `, serving ${holder.apiUrl}` : '';
 }
 
 export function lockPathFor(databaseFile: string): string {
@@ -192,6 +197,8 @@ export async function acquireLock(databaseFile: string): Promise<HeldLock> {
     info,
     tookOverFrom,
     setAddresses({ apiUrl, consoleBase, settings }) {
+      // A host's server started again after the instance closed: no lock file to write any more.
+      if (released) return;
       info.apiUrl = apiUrl;
       info.consoleBase = consoleBase;
       info.settings = settings;
