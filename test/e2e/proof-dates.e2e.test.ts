@@ -69,8 +69,8 @@ describe('the deletion proof’s dates are the request’s', () => {
       data: { enrollee: string };
     }[];
     expect(events.filter((e) => e.data.enrollee === id).map((e) => [e.type, e.at])).toEqual([
-      ['templates_destroyed', withdrawnAt],
       ['consent_withdrawn', withdrawnAt],
+      ['templates_destroyed', withdrawnAt],
     ]);
   });
 

@@ -71,6 +71,22 @@ afterAll(async () => {
   await s.close();
 });
 
+describe('the order of what a withdrawal records (README "Events": a reaction comes after what it reacts to)', () => {
+  test('consent and a template no terminal holds: consent_withdrawn, then templates_destroyed, then the proof completed at once', async () => {
+    expect((await s.admin.post('/employees/', { id: 'W-0', name: 'Person W-0' })).status).toBe(201);
+    const created = await s.admin.post('/enrollees/', { employee: 'W-0', areas: ['nowhere'] });
+    expect(created.status).toBe(201);
+    const id: string = created.body.id;
+    await s.fpa.service.giveConsent(id, { version: 'v1', method: 'paper', by: 'hr' });
+    await s.fpa.service.storeTemplate(id, 1, new Uint8Array(512).fill(7), { algorithmVersion: '10', by: 'hr' });
+    expect(await withdraw(id)).toEqual({ withdrawn: true, templates_destroyed: 1 });
+    const res = await s.admin.get('/events/?type=consent_withdrawn,templates_destroyed,deletion_proof_completed&limit=1000');
+    const about = (res.body.results as { sequence: number; type: string; data: { enrollee: string } }[]).filter((e) => e.data.enrollee === id);
+    expect(about.map((e) => e.type)).toEqual(['consent_withdrawn', 'templates_destroyed', 'deletion_proof_completed']);
+    expect(about.map((e) => e.sequence)).toEqual([...about.map((e) => e.sequence)].sort((a, b) => a - b));
+  });
+});
+
 describe('a withdrawal that withdraws something', () => {
   test('consent on record, nothing stored: announced (the proof opens, complete); withdrawn again: nothing more', async () => {
     const p = await person('W-1');
@@ -97,9 +113,10 @@ describe('a withdrawal that withdraws something', () => {
     expect((await hq.enrollFinger(p.device_pin, 1)).body).toBe('OK:1');
     expect((await s.admin.get(`/enrollees/${p.id}/templates/`)).body.results).toHaveLength(1);
     expect(await withdraw(p.id)).toEqual({ withdrawn: false, templates_destroyed: 1 });
+    // The withdrawal first, then what follows from it.
     expect(await eventsAbout(p.id)).toEqual([
-      { type: 'templates_destroyed', data: { enrollee: p.id, count: 1, reason: 'consent withdrawn' } },
       { type: 'consent_withdrawn', data: { enrollee: p.id, by: 'admin@example.com' } },
+      { type: 'templates_destroyed', data: { enrollee: p.id, count: 1, reason: 'consent withdrawn' } },
     ]);
     expect(await auditOf(p.id)).toContain('consent.withdrawn');
     expect(await drain(hq)).toContain(`DATA DELETE FINGERTMP PIN=${p.device_pin}\tFID=1`);

@@ -76,6 +76,9 @@ export class ConsentService {
       const enrollee = await this.enrollees.get(enrolleeId, w.tx);
       const withdrawn = await this.endCurrent(w, enrollee.id, options.by, now);
       if (!withdrawn && !(await this.leftToWithdraw(w.tx, enrollee.id))) return { withdrawn: false, templates_destroyed: 0 };
+      // The withdrawal first, then what follows from it (`templates_destroyed`, and the proof its
+      // reaction may complete at once), as a deletion's `enrollee_deleted` comes before its proof.
+      await this.events.record(w, 'consent_withdrawn', { enrollee: enrollee.id, by: options.by }, { at: now });
       const destroyed = await this.templates.destroyTemplatesIn(w, enrollee, 'consent withdrawn', options.by, { at: now });
       if (withdrawn) await this.noteDestroyed(w, enrollee.id, now, destroyed);
       await audit(w.tx, now, {
@@ -85,7 +88,6 @@ export class ConsentService {
         targetId: enrollee.id,
         details: { templates_destroyed: destroyed },
       });
-      await this.events.record(w, 'consent_withdrawn', { enrollee: enrollee.id, by: options.by }, { at: now });
       return { withdrawn, templates_destroyed: destroyed };
     });
   }
