@@ -2,10 +2,12 @@
  * A host that embeds the package type-checks it as it is: the package ships TypeScript source, so
  * every library its source imports must bring its types into the host. A library without types of
  * its own needs its `@types/…` among `dependencies` (devDependencies are not installed into a
- * host). Elysia and Bun are the host's own (README, "Embedding in a host application").
+ * host). Elysia and Bun are the host's own (README, "Embedding in a host application"). And the
+ * README's example compiles under the tsconfig `bun init` gives a host: no DOM library, strict.
  */
 import { describe, expect, test } from 'bun:test';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dir, '../..');
@@ -62,4 +64,55 @@ describe('a host type-checks the package', () => {
     }
     expect(missing).toEqual([]);
   });
+});
+
+/** The first `ts` block of the README's embedding section. */
+function embeddingExample(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('## Embedding in a host application')))?.[1];
+  if (!block) throw new Error('the README has no ts block under "Embedding in a host application"');
+  return block;
+}
+
+/** What the README says stands for the host's own, typed as a host would type them. */
+const HOST_STAND_INS = `
+const people = new Map([['E-001', { key: 'E-001', displayName: 'Ada Host', active: true }]]);
+const myDirectory = { model: 'host.User', find: async (key: string) => people.get(key) ?? null };
+const hostSession = (req: Request) => (req.headers.get('cookie')?.includes('host=admin') ? { by: 'host-admin' } : null);
+const hostCalendar = { between: (_enrollees: readonly string[], _from: string, _to: string) => ({ leaves: [] }) };
+`;
+
+/** `bun init`'s tsconfig (Bun 1.x): ESNext without DOM, strict, unchecked index access, libraries' own declarations skipped. */
+const BUN_INIT_OPTIONS = {
+  lib: ['ESNext'],
+  target: 'ESNext',
+  module: 'Preserve',
+  moduleDetection: 'force',
+  moduleResolution: 'bundler',
+  allowImportingTsExtensions: true,
+  verbatimModuleSyntax: true,
+  noEmit: true,
+  strict: true,
+  skipLibCheck: true,
+  noFallthroughCasesInSwitch: true,
+  noUncheckedIndexedAccess: true,
+  noImplicitOverride: true,
+};
+
+describe('the README’s embedding example in a host made with bun init', () => {
+  test('compiles with strict tsc and no DOM library (what a host’s own tsconfig has)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fpa-host-tsc-'));
+    try {
+      // The host's node_modules: the package's own (its dependencies, elysia and @types/bun as the host installs them).
+      symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+      writeFileSync(join(dir, 'index.ts'), `${HOST_STAND_INS}\n${embeddingExample()}\nexport {};\n`);
+      const compilerOptions = { ...BUN_INIT_OPTIONS, paths: { 'fingerprint-attendance': [join(ROOT, 'src/index.ts')] } };
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['index.ts'] }));
+      const tsc = Bun.spawnSync([process.execPath, join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { cwd: dir });
+      const out = `${tsc.stdout.toString()}${tsc.stderr.toString()}`.trim();
+      expect({ code: tsc.exitCode, out }).toEqual({ code: 0, out: '' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -76,7 +76,7 @@ async function gunzipCapped(bytes: Uint8Array, max: number): Promise<Uint8Array>
   try {
     // The bytes as read are a view of an ArrayBuffer: viewed again as one, not copied.
     const view = bytes.buffer instanceof ArrayBuffer ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : new Uint8Array(bytes);
-    const packed = new ReadableStream<BufferSource>({
+    const packed = new ReadableStream<Uint8Array<ArrayBuffer>>({
       start(controller) {
         controller.enqueue(view);
         controller.close();
