@@ -125,7 +125,10 @@ function upkeepOperations(m: Modules) {
   return {
     /** The public key set that verifies deletion proofs (what `/.well-known/fpa-proof-key.json` serves), for a host serving it elsewhere. */
     proofKeys: () => m.proofs.keys.jwks(),
-    /** Deletion proofs: `document(enrollee, { areas: [] })` is the signed proof. */
+    /**
+     * Deletion proofs: `document(enrollee, { areas: [], by: 'hr' }, 'json')` is the signed proof
+     * of one person (`'pdf'` its readable PDF; `areas: []` is every area), its download audited as `by`.
+     */
     proofs: m.proofs,
     /** The retention purge, now. */
     purgeRetention: () => m.retention.purge(),

@@ -82,6 +82,35 @@ const hostSession = (req: Request) => (req.headers.get('cookie')?.includes('host
 const hostCalendar = { between: (_enrollees: readonly string[], _from: string, _to: string) => ({ leaves: [] }) };
 `;
 
+/**
+ * What a host writes beside the example with the names the package entry exports for it: the
+ * types of its own parts (`authorizeAdmin`, `logger`, a calendar provider), the errors it catches
+ * at start, and the proofs' call as `fpa.service.proofs` documents it.
+ */
+const HOST_EXTRAS = `
+import { type AuthorizeAdmin, type CalendarProvider, ConfigurationError, createFingerprintAttendance, DatabaseLockedError, type HostCalendarEntries, type HostIdentity, type Logger, type Role, type ServedAt } from 'fingerprint-attendance';
+
+const role: Role = 'viewer';
+const identity: HostIdentity = { by: 'host-admin', role, areas: ['north'] };
+const authorizeAdmin: AuthorizeAdmin = (req) => (req.headers.has('cookie') ? identity : null);
+const logger: Logger = { debug: () => {}, info: () => {}, warn: (m) => console.warn(m), error: (m) => console.error(m) };
+const entries: HostCalendarEntries = { leaves: [] };
+const provider: CalendarProvider = () => entries;
+const at: ServedAt = { hostname: '127.0.0.1', port: 3000 };
+try {
+  const fpa = await createFingerprintAttendance({ authorizeAdmin, logger });
+  fpa.service.addCalendarProvider(provider);
+  fpa.servedAt(at);
+  const proof = await fpa.service.proofs.document('7c1e4a52-0d3b-4f7e-9a61-2b8f5c3d9e01', { areas: [], by: 'hr' }, 'json');
+  console.log(proof.signature);
+} catch (error) {
+  if (error instanceof DatabaseLockedError) console.error(error.holder?.apiUrl);
+  else if (error instanceof ConfigurationError) console.error(error.issues.map((i) => i.code));
+  else throw error;
+}
+export {};
+`;
+
 /** `bun init`'s tsconfig (Bun 1.x): ESNext without DOM, strict, unchecked index access, libraries' own declarations skipped. */
 const BUN_INIT_OPTIONS = {
   lib: ['ESNext'],
@@ -100,14 +129,15 @@ const BUN_INIT_OPTIONS = {
 };
 
 describe('the README’s embedding example in a host made with bun init', () => {
-  test('compiles with strict tsc and no DOM library (what a host’s own tsconfig has)', () => {
+  test('compiles with strict tsc and no DOM library (what a host’s own tsconfig has), and so do the types and errors the entry exports for a host', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fpa-host-tsc-'));
     try {
       // The host's node_modules: the package's own (its dependencies, elysia and @types/bun as the host installs them).
       symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
       writeFileSync(join(dir, 'index.ts'), `${HOST_STAND_INS}\n${embeddingExample()}\nexport {};\n`);
       const compilerOptions = { ...BUN_INIT_OPTIONS, paths: { 'fingerprint-attendance': [join(ROOT, 'src/index.ts')] } };
-      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['index.ts'] }));
+      writeFileSync(join(dir, 'extras.ts'), HOST_EXTRAS);
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['index.ts', 'extras.ts'] }));
       const tsc = Bun.spawnSync([process.execPath, join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { cwd: dir });
       const out = `${tsc.stdout.toString()}${tsc.stderr.toString()}`.trim();
       expect({ code: tsc.exitCode, out }).toEqual({ code: 0, out: '' });

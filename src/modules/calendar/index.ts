@@ -1,6 +1,6 @@
 /** The working calendar: holidays, weekends, leaves, work schedules and assignments; the plan of a day. */
 export type { CalendarEvents } from './events';
-export type { CalendarProvider } from './host-calendar';
+export type { CalendarProvider, HostCalendarEntries } from './host-calendar';
 export { RosterResponse } from './model';
 export { ownScheduleStarts } from './own-schedules';
 export { areasOn, type DayPlan, type Person, type Shift, zoneOfAreas } from './plan';
