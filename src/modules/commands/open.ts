@@ -150,9 +150,9 @@ export async function failingCommands(q: Queryable, recentAfter: number, saidEls
   });
 }
 
-/** The query of failingCommands: per terminal and kind, its standing failures and refused deletes, their newest with its answer. */
-export function failingSql(recentAfter: number, saidElsewhere: readonly SaidElsewhere[]): SQL {
-  const left = sql.join(
+/** A condition leaving out the failures another diagnostic says (its kind and return codes). */
+function notSaidElsewhere(saidElsewhere: readonly SaidElsewhere[]): SQL {
+  return sql.join(
     saidElsewhere
       .filter((s) => s.returnCodes.length > 0)
       .map(
@@ -164,6 +164,11 @@ export function failingSql(recentAfter: number, saidElsewhere: readonly SaidElse
           )}))`,
       ),
   );
+}
+
+/** The query of failingCommands: per terminal and kind, its standing failures and refused deletes, their newest with its answer. */
+export function failingSql(recentAfter: number, saidElsewhere: readonly SaidElsewhere[]): SQL {
+  const left = notSaidElsewhere(saidElsewhere);
   const deletes = sql.raw(sqlList(DELETE_KINDS));
   // A refused delete still owed: unfinished, its latest answer a code below zero (-10 would have confirmed it).
   const refusedDelete = sql`c.kind in (${deletes}) and c.return_code < 0 and c.return_code <> ${USER_NOT_ON_DEVICE}`;
