@@ -183,13 +183,24 @@ export class DeviceUsers {
   }
 
   /**
-   * A biometric the terminal reported for one of its users (a template it uploaded): kept as the
-   * indexes it holds per type, so an upload sent twice counts once.
+   * A biometric the terminal holds for one of its users (a template it uploaded, or one the
+   * service sent it that it confirmed): kept as the indexes it holds per type, so an upload sent
+   * twice counts once. `sentFor`: the service's own template of this enrollee, which the terminal
+   * took (an `update_template` answered Return=0): the user it went to is theirs, linked as the
+   * answer to their user record links it (`sent`), also when that answer is late or lost: never
+   * a user linked to nobody holding their finger.
    */
-  async noteBiometric(tx: Tx, deviceId: string, pin: string, type: string, index: number, options: { inventorySince?: number | null } = {}): Promise<void> {
+  async noteBiometric(
+    tx: Tx,
+    deviceId: string,
+    pin: string,
+    type: string,
+    index: number,
+    options: { inventorySince?: number | null; sentFor?: string } = {},
+  ): Promise<void> {
     const now = this.ctx.clock.now();
     const since = options.inventorySince ?? null;
-    const heldBefore = since !== null;
+    const sentFor = options.sentFor ?? null;
     const existing = await this.one(tx, deviceId, pin);
     if (!existing) {
       await tx.insert(deviceUsers).values({
@@ -199,20 +210,21 @@ export class DeviceUsers {
         card: null,
         privilege: null,
         biometrics: { [type]: [index] },
-        enrolleeId: null,
-        source: 'reported',
-        heldBefore,
+        enrolleeId: sentFor,
+        source: sentFor === null ? 'reported' : 'sent',
+        heldBefore: since !== null,
         updatedAt: now,
       });
       return;
     }
     const held = existing.biometrics[type] ?? [];
     const marksHeld = since !== null && !existing.heldBefore && existing.enrolleeId === null && existing.updatedAt >= since;
-    if (held.includes(index) && !marksHeld) return;
+    const links = sentFor !== null && existing.enrolleeId === null;
+    if (held.includes(index) && !marksHeld && !links) return;
     const biometrics = held.includes(index) ? existing.biometrics : { ...existing.biometrics, [type]: [...held, index].sort((a, b) => a - b) };
     await tx
       .update(deviceUsers)
-      .set({ biometrics, updatedAt: now, ...(marksHeld ? { heldBefore: true } : {}) })
+      .set({ biometrics, updatedAt: now, ...(marksHeld ? { heldBefore: true } : {}), ...(links ? { enrolleeId: sentFor, source: 'sent' as const } : {}) })
       .where(and(eq(deviceUsers.deviceId, deviceId), eq(deviceUsers.pin, pin)));
   }
 

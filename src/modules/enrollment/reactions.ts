@@ -204,7 +204,10 @@ export const recordWhatTerminalHolds =
           await templateSync.forgetUserOn(w.tx, data.device.id, person.id, kept);
         }
       } else if (kind === 'update_template' && pin && typeof payload.fingerIndex === 'number') {
-        await devices.users.noteBiometric(w.tx, data.device.id, pin, kindOf(payload), payload.fingerIndex);
+        // The service's template of that enrollee, taken: the user there is theirs even before (or
+        // without) the answer to their user record, not a stranger holding their finger.
+        const sentFor = typeof payload.enrollee === 'string' ? payload.enrollee : undefined;
+        await devices.users.noteBiometric(w.tx, data.device.id, pin, kindOf(payload), payload.fingerIndex, { sentFor });
       } else if (kind === 'delete_template' && pin) {
         await devices.users.dropBiometric(w.tx, data.device.id, pin, kindOf(payload), typeof payload.fingerIndex === 'number' ? payload.fingerIndex : null);
       } else if (kind === 'query_templates' && pin && payload.leave === true) {
