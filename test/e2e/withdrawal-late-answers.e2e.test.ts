@@ -9,9 +9,11 @@
  * server, raw ADMS requests and simulated terminals.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { eq } from 'drizzle-orm';
+import { deviceUsers } from '../../src/app/schema';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
-import { approvedTerminal, drain, type EnrolledPerson, enrolledPerson } from '../support/terminals';
+import { approvedTerminal, deviceRow, drain, type EnrolledPerson, enrolledPerson } from '../support/terminals';
 
 let server: TestServer;
 
@@ -155,6 +157,43 @@ describe('a withdrawal reaches every terminal that holds the finger', () => {
     expect(done.complete).toBe(true);
   });
 
+  test('a user an earlier release left unlinked under the PIN: the sync record says the terminal holds the finger, so it is sent the delete all the same', async () => {
+    const ta = await approvedTerminal(server, 'OLD-A', ['old']);
+    const tb = await approvedTerminal(server, 'OLD-B', ['old']);
+    const fay = await withConsent('E-OLD', ['old']);
+    await drain(ta);
+    await drain(tb);
+    expect((await ta.uploadTemplate(fay.device_pin, 4)).body).toBe('OK:1');
+    await drain(tb);
+    // What an earlier release noted when the template's answer came before the record's: a user linked to nobody.
+    const b = await deviceRow(server.fpa, 'OLD-B');
+    await server.fpa.db.write(({ tx }) => tx.update(deviceUsers).set({ enrolleeId: null, source: 'reported' }).where(eq(deviceUsers.deviceId, b!.id)));
+    expect((await server.admin.delete(`/enrollees/${fay.id}/consent/`)).status).toBe(200);
+    expect(await drain(tb)).toContain(fingerDelete(fay.device_pin, 4));
+    expect(await drain(ta)).toContain(fingerDelete(fay.device_pin, 4));
+    expect(statuses(await proofOf(fay.id))).toEqual({ 'OLD-A': 'confirmed', 'OLD-B': 'confirmed' });
+  });
+
+  test('the same user left unlinked, and the person deleted: that terminal is sent the delete of the finger, never of the user (it may be its own)', async () => {
+    const ta = await approvedTerminal(server, 'OLDDEL-A', ['olddel']);
+    const tb = await approvedTerminal(server, 'OLDDEL-B', ['olddel']);
+    const gil = await withConsent('E-OLDDEL', ['olddel']);
+    await drain(ta);
+    await drain(tb);
+    expect((await ta.uploadTemplate(gil.device_pin, 7)).body).toBe('OK:1');
+    await drain(tb);
+    const b = await deviceRow(server.fpa, 'OLDDEL-B');
+    await server.fpa.db.write(({ tx }) => tx.update(deviceUsers).set({ enrolleeId: null, source: 'reported' }).where(eq(deviceUsers.deviceId, b!.id)));
+    expect((await server.admin.delete(`/enrollees/${gil.id}/`)).status).toBe(204);
+    const sent = await drain(tb);
+    expect(sent).toContain(fingerDelete(gil.device_pin, 7));
+    expect(sent.filter((text) => text.startsWith('DATA DELETE USERINFO'))).toEqual([]);
+    expect(await drain(ta)).toContain(`DATA DELETE USERINFO PIN=${gil.device_pin}`);
+    const proof = await proofOf(gil.id);
+    expect(statuses(proof)).toEqual({ 'OLDDEL-A': 'confirmed', 'OLDDEL-B': 'confirmed' });
+    expect(proof.complete).toBe(true);
+  });
+
   test('withdrawn, consent given again, withdrawn again: the terminal that missed its backfill’s answers is sent the new delete, and the proof waits for it, not for the first withdrawal’s', async () => {
     const t1 = await approvedTerminal(server, 'TWICE-1', ['west']);
     const t2 = await approvedTerminal(server, 'TWICE-2', ['west']);
@@ -213,5 +252,34 @@ describe('a withdrawal reaches every terminal that holds the finger', () => {
     const done = await proofOf(e1.id);
     expect(statuses(done)).toEqual({ 'TWICE-1': 'confirmed', 'TWICE-2': 'confirmed', 'TWICE-3': 'confirmed', 'TWICE-4': 'confirmed' });
     expect(done.complete).toBe(true);
+  });
+});
+
+describe('what the “not theirs” rule protects', () => {
+  test('a terminal whose own menu user holds an adopted PIN, made there before the person’s finger went out: that user’s finger is not deleted', async () => {
+    // Lee keeps PIN 42 from the terminal where an administrator adopted them.
+    const home = await approvedTerminal(server, 'OWN-A', ['dock'], { existingUsers: [{ pin: '42', name: 'Lee Menu', fingers: [4] }] });
+    expect((await server.admin.post('/employees/', { id: 'E-LEE', name: 'Lee Dock' })).status).toBe(201);
+    const lee = (await server.admin.post('/devices/OWN-A/users/42/adopt/', { employee: 'E-LEE' })).body as EnrolledPerson;
+    expect(lee.device_pin).toBe('42');
+    await drain(home);
+    const other = await handAnswered('OWN-B', ['dock']);
+    expect((await server.admin.post(`/enrollees/${lee.id}/consent/`, { version: 'v1', method: 'paper' })).status).toBe(201);
+    await drain(home);
+    // Lee's finger 1, stored from the home terminal: queued to OWN-B with Lee's record.
+    expect((await home.uploadTemplate('42', 1)).body).toBe('OK:1');
+    // Before OWN-B fetched them, someone makes their own user 42 at its menu: not Lee (an adopted PIN is Lee's only where adopted or sent).
+    const menu = 'USER PIN=42\tName=Menu Own\tPri=0\tPasswd=\tCard=555\tGrp=1\tTZ=0000000100000000\tVerify=-1\tViceCard=\n';
+    expect((await other.post('cdata', { table: 'OPERLOG', Stamp: '5' }, menu)).body).toBe('OK:1');
+    expect(await userOn('OWN-B', '42')).toMatchObject({ enrollee: null });
+    // Nothing of Lee's goes over that user.
+    expect(await take(other)).toEqual([]);
+    expect((await server.admin.delete(`/enrollees/${lee.id}/consent/`)).status).toBe(200);
+    expect(await take(other)).toEqual([]);
+    expect(await drain(home)).toContain(fingerDelete('42', 1));
+    expect(await userOn('OWN-B', '42')).toMatchObject({ enrollee: null });
+    const proof = await proofOf(lee.id);
+    expect(statuses(proof)).toEqual({ 'OWN-A': 'confirmed' });
+    expect(proof.complete).toBe(true);
   });
 });

@@ -23,6 +23,33 @@ export async function commandSentAt(q: Queryable, id: number): Promise<number | 
   return row?.sentAt ?? null;
 }
 
+/**
+ * Of these templates on these terminals, the pairs (`<deviceId>\n<templateId>`) where a write of
+ * the template went out to the terminal (sent at least once, whatever became of it): the
+ * terminal may hold it, whatever its users say (enrollment/not-theirs.ts).
+ */
+export async function templateWritesSent(q: Queryable, deviceIds: readonly string[], templateIds: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  const templateId = sql<string>`json_extract(${deviceCommands.payload}, '$.templateId')`;
+  for (const devices of chunks(deviceIds, IN_CHUNK / 2)) {
+    for (const ids of chunks(templateIds, IN_CHUNK / 2)) {
+      const rows = await q
+        .selectDistinct({ deviceId: deviceCommands.deviceId, templateId })
+        .from(deviceCommands)
+        .where(
+          and(
+            inArray(deviceCommands.deviceId, [...devices]),
+            eq(deviceCommands.kind, 'update_template'),
+            or(isNotNull(deviceCommands.sentAt), gt(deviceCommands.attempts, 0)),
+            inArray(templateId, [...ids]),
+          ),
+        );
+      for (const r of rows) out.add(`${r.deviceId}\n${String(r.templateId)}`);
+    }
+  }
+  return out;
+}
+
 export class CommandLookups {
   constructor(
     private readonly ctx: CommandRuntime,

@@ -18,7 +18,7 @@ import type { EnrolleeService } from '../enrollees';
 import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
 import { isBiometricType, terminalTakes } from './kinds';
-import { notTheirs, pairOf } from './not-theirs';
+import { notTheirs, pairOf, type TemplateHolder, templateHolders } from './not-theirs';
 import type { EnrollmentRuntime } from './runtime';
 import { templateIdentity, templateSync, templates } from './tables';
 import { linkSyncToCommands, mayHold, type SyncRow, upsertSync } from './template-sync';
@@ -40,6 +40,9 @@ interface TemplateRef {
   slot: number;
   version: number;
 }
+
+/** A stored template as a delete names it: its body part and slot. */
+type TemplatePart = Pick<TemplateRef, 'id' | 'type' | 'fingerIndex' | 'slot'>;
 
 /** Every finger index a terminal knows (0 left little finger … 9 right little finger). */
 const FINGER_INDEXES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
@@ -168,38 +171,31 @@ export class FanOut {
 
   /**
    * A destroyed person's templates: one delete per body part to every terminal that holds or may
-   * hold one (template-sync.ts `mayHold`: a version it confirmed stays held there whatever later
-   * versions did, refused, failed or not sent), but where their PIN is someone else's
-   * (not-theirs.ts); unsent writes of the other slots are superseded.
+   * hold one (not-theirs.ts `templateHolders`: a version it confirmed or was sent is deleted there
+   * whatever its users say; one only queued there, or refused before it went out, not where their
+   * PIN is someone else's); unsent writes of the other slots are superseded.
    */
-  async deleteFromHolders(
+  async deleteFromHolders(w: WriteContext, enrollee: { id: string; devicePin: string }, rows: readonly TemplatePart[]): Promise<void> {
+    const holders = await templateHolders(
+      w.tx,
+      { devices: this.devices, commands: this.commands },
+      enrollee,
+      rows.map((r) => r.id),
+    );
+    await this.deleteParts(w, enrollee, rows, holders);
+  }
+
+  /** One delete per body part held on each terminal (it removes every slot of it there); unsent writes of the other slots superseded. */
+  private async deleteParts(
     w: WriteContext,
-    enrollee: { id: string; devicePin: string },
-    rows: readonly { id: string; type: string; fingerIndex: number; slot: number }[],
+    enrollee: { devicePin: string },
+    rows: readonly TemplatePart[],
+    holders: readonly TemplateHolder[],
   ): Promise<void> {
-    const { tx } = w;
-    const holders =
-      rows.length === 0
-        ? []
-        : await tx
-            .select({ deviceId: templateSync.deviceId, templateId: templateSync.templateId })
-            .from(templateSync)
-            .where(
-              and(
-                inArray(
-                  templateSync.templateId,
-                  rows.map((r) => r.id),
-                ),
-                mayHold,
-              ),
-            );
     const byId = new Map(rows.map((r) => [r.id, r]));
     const commands = new Map<string, NewCommand>();
-    const elsewhere = await notTheirs(tx, { devices: this.devices, commands: this.commands }, [enrollee], [...new Set(holders.map((h) => h.deviceId))]);
     for (const h of holders) {
-      if (elsewhere.has(pairOf(h.deviceId, enrollee.devicePin))) continue;
       const t = byId.get(h.templateId)!;
-      // One delete per body part: it removes every slot of it on the terminal.
       commands.set(`${h.deviceId}:${t.type}:${t.fingerIndex}`, {
         deviceId: h.deviceId,
         kind: 'delete_template',
@@ -207,11 +203,9 @@ export class FanOut {
         supersedeKey: deleteKey(enrollee.devicePin, t),
       });
     }
-    // Unsent writes of the other slots of those parts are pointless now.
-    const devicesHolding = [...new Set(holders.map((h) => h.deviceId))];
     await this.commands.supersedeKeys(
       w,
-      devicesHolding,
+      [...new Set(holders.map((h) => h.deviceId))],
       rows.filter((r) => r.type !== 'fingerprint').map((r) => templateKey(enrollee.devicePin, r)),
     );
     await this.commands.enqueue(w, [...commands.values()]);
@@ -283,12 +277,28 @@ export class FanOut {
   }
 
   /**
-   * An enrollee deactivated or deleted: off every terminal that may hold them (delete_user), and
-   * the parts refused as theirs elsewhere deleted one by one (deleteRefused).
+   * An enrollee deactivated or deleted: off every terminal that may hold them (delete_user); where
+   * their PIN is someone else's (no delete_user there), the templates the service's record says
+   * went there are deleted one by one (deleteParts: read before removeFromDevices drops that
+   * record), and so are the parts refused as theirs elsewhere (deleteRefused).
    */
   async takeOffEveryTerminal(w: WriteContext, person: { id: string; devicePin: string }): Promise<void> {
     const holders = await this.devicesThatMayHold(w.tx, person.id);
-    await this.deleteRefused(w, person.id, await this.removeFromDevices(w, [person], holders));
+    const owned = await w.tx.select(templateIdentity).from(templates).where(eq(templates.enrolleeId, person.id));
+    const held = await templateHolders(
+      w.tx,
+      { devices: this.devices, commands: this.commands },
+      person,
+      owned.map((t) => t.id),
+    );
+    const userGone = await this.removeFromDevices(w, [person], holders);
+    await this.deleteParts(
+      w,
+      person,
+      owned,
+      held.filter((h) => !userGone.has(h.deviceId)),
+    );
+    await this.deleteRefused(w, person.id, userGone);
   }
 
   /**

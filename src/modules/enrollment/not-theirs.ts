@@ -7,11 +7,18 @@
  * it holds yet (its inventory outstanding) when nothing of theirs ever went to it — every
  * command of theirs there still waits for that answer, so nothing of theirs is there. What the
  * walk-up refused as theirs on a user linked to nobody is deleted part by part all the same
- * (fan-out.ts `deleteRefused`).
+ * (fan-out.ts `deleteRefused`). And a template the service's own record says a terminal holds (it
+ * confirmed a version) or was sent (the write went out) is deleted there whatever its users say
+ * (`templateHolders`): what the service put there is the person's; a user there linked to nobody
+ * (the answer to their user record late or lost, or noted so by an earlier release) is no stranger
+ * holding that finger.
  */
+import { and, inArray } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
-import type { CommandService } from '../commands';
+import { type CommandService, templateWritesSent } from '../commands';
 import type { DeviceService } from '../devices';
+import { templateSync } from './tables';
+import { mayHold } from './template-sync';
 
 /** A person as far as a delete is concerned. */
 interface Holder {
@@ -44,4 +51,34 @@ export async function notTheirs(
     for (const pin of pins) if (!sent.has(pin) && !linked.has(pairOf(deviceId, pin))) out.add(pairOf(deviceId, pin));
   }
   return out;
+}
+
+/** A terminal that holds (or may hold) one of a person's templates. */
+export interface TemplateHolder {
+  deviceId: string;
+  templateId: string;
+}
+
+/**
+ * The terminals a withdrawal or a deletion deletes these templates of the person on: every one
+ * the service's own sync record says holds a version (confirmed) or was sent one (the write went
+ * out), whatever its users say; and of the other holders (template-sync.ts `mayHold`: a write
+ * still queued, or failed before it went out, as one refused over a terminal's own user with the
+ * PIN), those where the PIN may be theirs (notTheirs).
+ */
+export async function templateHolders(
+  q: Queryable,
+  deps: { devices: DeviceService; commands: CommandService },
+  enrollee: Holder,
+  templateIds: readonly string[],
+): Promise<TemplateHolder[]> {
+  if (templateIds.length === 0) return [];
+  const rows = await q
+    .select({ deviceId: templateSync.deviceId, templateId: templateSync.templateId, heldVersion: templateSync.heldVersion })
+    .from(templateSync)
+    .where(and(inArray(templateSync.templateId, [...templateIds]), mayHold));
+  const devices = [...new Set(rows.map((h) => h.deviceId))];
+  const elsewhere = await notTheirs(q, deps, [enrollee], devices);
+  const sent = await templateWritesSent(q, devices, templateIds);
+  return rows.filter((h) => h.heldVersion !== null || sent.has(`${h.deviceId}\n${h.templateId}`) || !elsewhere.has(pairOf(h.deviceId, enrollee.devicePin)));
 }
