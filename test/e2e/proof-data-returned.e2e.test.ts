@@ -158,12 +158,13 @@ describe('data of a person with a deletion proof back on a terminal', () => {
     const entry = on(await proofOf(dee.id), 'RET-4');
     expect(entry).toMatchObject({ status: 'pending', data_returned: [{ type: 'fingerprint', index: 4, command: owed!.id, was_confirmed_at: null }] });
     expect(owed!.cancel_refused).toContain('deletion proof waits for it');
-    // The delete of the whole user goes first and takes every finger with it.
+    // The delete of the whole user goes first; the finger's delete, queued after it, is answered too
+    // (a delete of the whole user answers only the deletes queued before it), and confirms the terminal.
     expect(await drain(tn2)).toEqual([`DATA DELETE USERINFO PIN=${dee.device_pin}`, `DATA DELETE FINGERTMP PIN=${dee.device_pin}\tFID=4`]);
     for (const sn of ['RET-1', 'RET-2']) await drain(new SimulatedTerminal({ url: server.url, sn }));
     const proof = await proofOf(dee.id);
     expect(proof.complete).toBe(true);
-    expect(on(proof, 'RET-4')).toMatchObject({ status: 'confirmed', command: { kind: 'delete_user' } });
+    expect(on(proof, 'RET-4')).toMatchObject({ status: 'confirmed', command: { id: owed!.id, kind: 'delete_template' } });
   });
 
   test('outside the person’s areas: listed in the proof until it answers; once consent is given again, a refusal is not about the deletion', async () => {

@@ -253,6 +253,37 @@ describe('a withdrawal reaches every terminal that holds the finger', () => {
     expect(statuses(done)).toEqual({ 'TWICE-1': 'confirmed', 'TWICE-2': 'confirmed', 'TWICE-3': 'confirmed', 'TWICE-4': 'confirmed' });
     expect(done.complete).toBe(true);
   });
+
+  test('an earlier delete of the whole user answered late does not confirm the delete this withdrawal owes', async () => {
+    const t = await approvedTerminal(server, 'WHOLE-1', ['south']);
+    const kai = await withConsent('E-WHOLE', ['south']);
+    const pin = kai.device_pin;
+    await drain(t);
+    // Deactivated: the delete of the whole user goes out; its answer is lost.
+    expect((await server.admin.patch(`/enrollees/${kai.id}/`, { active: false })).status).toBe(200);
+    const gone = await take(t);
+    expect(gone.map((c) => c.text)).toEqual([`DATA DELETE USERINFO PIN=${pin}`]);
+    // Active again: the record and a finger written after that delete, confirmed.
+    expect((await server.admin.patch(`/enrollees/${kai.id}/`, { active: true })).status).toBe(200);
+    await drain(t);
+    expect((await t.uploadTemplate(pin, 2)).body).toBe('OK:1');
+    expect((await server.admin.delete(`/enrollees/${kai.id}/consent/`)).status).toBe(200);
+    const owed = await take(t);
+    expect(owed.map((c) => c.text)).toEqual([fingerDelete(pin, 2)]);
+    // The old delete's late answer: finger 2 was written after it, so the withdrawal's delete is still owed.
+    await answer(
+      t,
+      gone.map((c) => c.id),
+    );
+    const waiting = await proofOf(kai.id);
+    expect(waiting.terminals).toMatchObject([{ serial_number: 'WHOLE-1', status: 'pending', command: { id: Number(owed[0]!.id) } }]);
+    expect(waiting.complete).toBe(false);
+    await answer(
+      t,
+      owed.map((c) => c.id),
+    );
+    expect((await proofOf(kai.id)).complete).toBe(true);
+  });
 });
 
 describe('what the “not theirs” rule protects', () => {

@@ -237,10 +237,17 @@ export class DeletionProofs {
       const succeeded = data.status === 'succeeded';
       for (const { terminal, pin } of rows) {
         const awaited = terminal.awaiting.includes(command.id);
-        // A delete of the whole user removes every template of theirs there, whatever was awaited.
+        // A delete of the whole user removes every template of theirs there that was written
+        // before it: it answers the deletes awaited that were queued before it (or are it), never
+        // one queued after it (a finger written after that delete, then withdrawn: this request's).
         const wholeUser = succeeded && command.kind === 'delete_user' && pin !== null && command.payload.pin === pin;
-        if (!awaited && !wholeUser) continue;
-        const awaiting = wholeUser ? [] : succeeded ? terminal.awaiting.filter((id) => id !== command.id) : terminal.awaiting;
+        const left = wholeUser
+          ? terminal.awaiting.filter((id) => id > command.id)
+          : succeeded
+            ? terminal.awaiting.filter((id) => id !== command.id)
+            : terminal.awaiting;
+        if (!awaited && (!wholeUser || left.length === terminal.awaiting.length)) continue;
+        const awaiting = left;
         const done = awaiting.length === 0;
         const shown: ProofCommand = { id: command.id, kind: command.kind, status: data.status, return_code: data.return_code, at: now };
         await tx
