@@ -1,7 +1,8 @@
 /**
  * A report as CSV: one header row of stable snake-case keys, then one record per row of every
  * sheet (a timesheet of an area: everyone's rows, each naming the employee). Durations are
- * decimal hours with two places, times local wall times `YYYY-MM-DD HH:MM:SS`, statuses and
+ * decimal hours with two places of their whole minutes (41 min 42 s: 0.68, the PDF's 0:41),
+ * times local wall times `YYYY-MM-DD HH:MM:SS`, statuses and
  * flags their codes. No totals row: a CSV is for machines, which add up themselves. Streamed,
  * with a turn of the event loop every few rows (platform/event-loop.ts `Pacer`).
  */

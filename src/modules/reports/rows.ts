@@ -16,7 +16,7 @@ import {
   type SummaryView,
   UNCONFIRMED_TERMINAL,
 } from '../attendance';
-import { type Cell, type Column, type Row, STATUS_WORDS } from './table';
+import { type Cell, type Column, type Row, STATUS_WORDS, wholeMinutes } from './table';
 
 /** Who a row is about. */
 export interface Person {
@@ -270,10 +270,18 @@ export function summaryRow(s: SummaryView): Row {
   return { cells: [s.employee, s.name ?? '', ...SUMMARY_FIELDS.map((f) => Number(s[f]) || 0)] };
 }
 
-/** The totals of summary rows (every figure summed). */
+/**
+ * The totals of summary rows (every figure summed). A duration sums the rows' whole minutes, as
+ * each row is printed and written (table.ts `wholeMinutes`), so the totals row is the sum of the
+ * rows above it in every format (two people's 0:41 are 1:22, not the 1:23 of their seconds).
+ */
 export function summaryTotals(rows: readonly Row[]): Row {
   const totals: Cell[] = ['Total', rows.length === 1 ? '1 person' : `${rows.length} people`];
-  for (let i = 2; i < SUMMARY_COLUMNS.length; i++) totals.push(rows.reduce((n, r) => n + (Number(r.cells[i]) || 0), 0));
+  for (let i = 2; i < SUMMARY_COLUMNS.length; i++) {
+    const figure = (r: Row) => Number(r.cells[i]) || 0;
+    const whole = SUMMARY_COLUMNS[i]!.kind === 'hours' ? (r: Row) => wholeMinutes(figure(r)) * 60 : figure;
+    totals.push(rows.reduce((n, r) => n + whole(r), 0));
+  }
   return { cells: totals };
 }
 

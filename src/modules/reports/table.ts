@@ -144,14 +144,27 @@ export const words = (kind: ColumnKind, value: Cell): string => {
   return String(value);
 };
 
+/**
+ * The whole minutes of a duration (rounded down), as the payroll export and `attendance-days/`
+ * cut them: every format of a report works from these, so the PDF, the preview, the CSV and the
+ * Excel file give payroll the same minute (41 min 42 s is 41 min in each).
+ */
+export const wholeMinutes = (seconds: number): number => Math.floor(seconds / 60);
+
 /** Seconds as `H:MM` (whole minutes, rounded down), as the payroll export writes them. */
 export function hoursMinutes(seconds: number): string {
-  const minutes = Math.floor(seconds / 60);
+  const minutes = wholeMinutes(seconds);
   return `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}`;
 }
 
-/** Seconds as decimal hours, two places (CSV and Excel). */
-export const decimalHours = (seconds: number): number => Math.round((seconds / 3600) * 100) / 100;
+/** The whole minutes as hours, unrounded (an Excel cell: `0.00` shows two places, the sum is the minutes'). */
+export const minuteHours = (seconds: number): number => wholeMinutes(seconds) / 60;
+
+/**
+ * The whole minutes as decimal hours, two places (CSV): 41 min is 0.68. Minutes × 5/3 is never
+ * a half, so the rounding has no ties, and the minutes come back exactly (0.68 × 60 = 40.8 → 41).
+ */
+export const decimalHours = (seconds: number): number => Math.round((wholeMinutes(seconds) * 100) / 60) / 100;
 
 /** A cell as printed (PDF, the on-screen preview): times `HH:MM` (`+1` when on a later date than the row's), durations `H:MM`, words for codes. */
 export function printed(column: Column, cell: Cell, rowDate?: string): string {

@@ -3,7 +3,8 @@
  * written, so a large report is never held whole; a turn of the event loop every few rows). One
  * worksheet per sheet, up to MAX_SHEETS (more: one sheet of them all, oneSheet); typed cells: dates
  * and times are Excel dates (local wall times of the attendance zone, which Excel has no zone
- * for) with a date format, durations numbers of hours with `0.00`, counts integers; the header
+ * for) with a date format, durations numbers of hours with `0.00` (the whole minutes / 60, as
+ * the PDF's `H:MM` cuts them), counts integers; the header
  * row bold and frozen, the columns sized, a bold totals row at the end where the report has one.
  * The company, title and period are in the workbook's properties and each sheet's print header;
  * sheets print on A4.
@@ -12,7 +13,7 @@ import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { Pacer } from '../../platform/event-loop';
-import { type Cell, type Column, type ReportDocument, type Row, type Sheet, words } from './table';
+import { type Cell, type Column, minuteHours, type ReportDocument, type Row, type Sheet, words } from './table';
 
 const FORMAT: Partial<Record<Column['kind'], string>> = {
   date: 'yyyy-mm-dd',
@@ -35,7 +36,7 @@ function value(column: Column, cell: Cell): ExcelJS.CellValue {
       // A totals row's label stays text.
       return typeof cell === 'string' && /^\d{4}-\d{2}-\d{2}/.test(cell) ? wallDate(cell) : cell;
     case 'hours':
-      return Number(cell) / 3600;
+      return minuteHours(Number(cell));
     case 'count':
       return Number(cell);
     case 'status':

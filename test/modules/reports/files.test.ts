@@ -11,7 +11,7 @@ import { extractText, getDocumentProxy } from 'unpdf';
 import { csvStream } from '../../../src/modules/reports/csv';
 import { MAX_PDF_ROWS, MAX_PDF_SHEETS, pdfBytes, winAnsi } from '../../../src/modules/reports/pdf';
 import type { Column, ReportDocument, Row, Sheet } from '../../../src/modules/reports/table';
-import { printed } from '../../../src/modules/reports/table';
+import { decimalHours, hoursMinutes, minuteHours, printed } from '../../../src/modules/reports/table';
 import { MAX_SHEETS, ONE_SHEET_NOTE, sheetName, xlsxStream } from '../../../src/modules/reports/xlsx';
 import { parseCsv } from '../../../src/platform/csv';
 
@@ -295,6 +295,30 @@ describe('Excel', () => {
           expect(name.toLowerCase()).not.toBe('history');
         }
         expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(names.length);
+      }),
+    );
+  });
+});
+
+describe('durations: every format the same whole minutes', () => {
+  test('41 min 42 s is 0:41 printed, 0.68 in a CSV, 41/60 in an Excel cell', async () => {
+    const sheet: Sheet = { name: 'All', details: [], columns: COLUMNS, rows: [{ cells: ['Ann', '2026-02-02', null, 2502, 'present'] }] };
+    expect(printed(COLUMNS[3]!, 2502)).toBe('0:41');
+    const csv = parseCsv(await new Response(csvStream(doc([sheet]))).text()).map((r) => ('fields' in r ? r.fields : []));
+    expect(csv[1]![3]).toBe('0.68');
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(await new Response(await xlsxStream(doc([sheet]))).arrayBuffer());
+    expect(book.worksheets[0]!.getCell('D2').value).toBeCloseTo(41 / 60, 12);
+  });
+
+  test('any duration: the CSV’s two places and the Excel cell give back the printed minutes', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 400 * 3600 }), (seconds) => {
+        const [h, m] = hoursMinutes(seconds).split(':').map(Number);
+        const minutes = h! * 60 + m!;
+        expect(minutes).toBe(Math.floor(seconds / 60));
+        expect(Math.round(decimalHours(seconds) * 60)).toBe(minutes);
+        expect(Math.round(minuteHours(seconds) * 60 * 1e6) / 1e6).toBe(minutes);
       }),
     );
   });

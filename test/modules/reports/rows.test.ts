@@ -313,4 +313,32 @@ describe('summary', () => {
       1200,
     ]);
   });
+
+  test('the totals row sums the whole minutes each row shows: two people’s 41 min 42 s of overtime are 1:22, not 1:23', () => {
+    const person = (employee: string) =>
+      summaryRow({
+        enrollee: '00000000-0000-4000-8000-000000000001',
+        employee,
+        name: employee,
+        days: 1,
+        days_present: 1,
+        days_incomplete: 0,
+        days_absent: 0,
+        days_on_leave: 0,
+        days_holiday: 0,
+        days_off: 0,
+        days_late: 0,
+        days_early_leave: 0,
+        days_worked_off: 0,
+        days_manual: 0,
+        worked_seconds: 8 * 3600 + 43 * 60 + 42,
+        expected_seconds: 8 * 3600,
+        overtime_seconds: 41 * 60 + 42,
+        late_seconds: 0,
+        early_leave_seconds: 0,
+      });
+    const totals = summaryTotals([person('A'), person('B')]).cells;
+    const get = (key: string) => cell(SUMMARY_COLUMNS, totals, key);
+    expect([get('worked_hours'), get('overtime_hours'), get('expected_hours')]).toEqual([2 * 523 * 60, 2 * 41 * 60, 16 * 3600]);
+  });
 });
