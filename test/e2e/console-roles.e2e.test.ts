@@ -149,6 +149,17 @@ describe('a viewer', () => {
     expect(await page.locator('#board-list tbody tr').count()).toBe(await page.locator('#board-list').getByText('Not due yet (no shift)').count());
     // A page it may not use is not drawn (its requests would be refused).
     await go(page, '#/integrations', 'Not available');
+    // Nor an import form reached by its address: the People and Punches pages are the viewer's,
+    // their imports are hr's (the form drew, and "Check the file" answered 403).
+    for (const hash of ['#/people/import', '#/punches/import']) {
+      await go(page, hash, 'Not available');
+      expect({ hash, forms: await page.locator('main form').count(), file: await page.locator('main input[type=file]').count() }).toEqual({
+        hash,
+        forms: 0,
+        file: 0,
+      });
+      expect(await page.getByText('Your role does not include this page.').isVisible()).toBe(true);
+    }
     expect(refused).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
@@ -193,6 +204,10 @@ describe('a manager of north', () => {
     await page.screenshot({ path: `${SHOTS}/manager-attendance.png`, fullPage: true });
 
     await go(page, '#/terminals', 'Not available');
+    // Corrections are a manager's, imports are not: neither import form by its address.
+    await go(page, '#/people/import', 'Not available');
+    await go(page, '#/punches/import', 'Not available');
+    expect(await page.locator('main input[type=file]').count()).toBe(0);
     expect(refused).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();

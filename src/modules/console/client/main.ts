@@ -35,25 +35,31 @@ import { invitePage, signInForm } from './sign-in';
 /** A page draws into `main` and may return a cleanup (close a stream, stop a timer). */
 export type Page = (main: HTMLElement, params: string[]) => Promise<(() => void) | undefined>;
 
-const ROUTES: { pattern: RegExp; page: Page; nav: string }[] = [
+/**
+ * The routes. `allowed` names the main action of a page below a navigation entry (a person, an
+ * import form): a role that may not do it gets "Not available", as for a navigation entry it
+ * does not have, rather than a form whose every answer would be 403.
+ */
+const ROUTES: { pattern: RegExp; page: Page; nav: string; allowed?: () => boolean }[] = [
   // The board for those who may read attendance; the overview for the others (an installer).
   { pattern: /^\/?$/, page: (main) => (can('GET attendance/today/') ? todayPage(main) : overviewPage(main)), nav: '' },
   { pattern: /^\/overview\/?$/, page: overviewPage, nav: 'overview' },
   { pattern: /^\/terminals\/?$/, page: terminalsPage, nav: 'terminals' },
-  { pattern: /^\/terminals\/([^/]+)\/?$/, page: terminalPage, nav: 'terminals' },
+  { pattern: /^\/terminals\/([^/]+)\/?$/, page: terminalPage, nav: 'terminals', allowed: () => can('GET devices/{sn}/') },
   { pattern: /^\/people\/?$/, page: peoplePage, nav: 'people' },
-  { pattern: /^\/people\/import\/?$/, page: importPage, nav: 'people' },
-  { pattern: /^\/people\/([^/]+)\/?$/, page: personPage, nav: 'people' },
+  { pattern: /^\/people\/import\/?$/, page: importPage, nav: 'people', allowed: () => can('POST employees/import/') },
+  { pattern: /^\/people\/([^/]+)\/?$/, page: personPage, nav: 'people', allowed: () => can('GET enrollees/{id}/') },
   { pattern: /^\/areas\/?$/, page: areasPage, nav: 'areas' },
-  { pattern: /^\/areas\/([^/]+)\/?$/, page: areaPage, nav: 'areas' },
+  { pattern: /^\/areas\/([^/]+)\/?$/, page: areaPage, nav: 'areas', allowed: () => can('GET areas/{name}/') },
   { pattern: /^\/shifts\/?$/, page: shiftsPage, nav: 'shifts' },
   { pattern: /^\/punches\/?$/, page: punchesPage, nav: 'punches' },
-  { pattern: /^\/punches\/import\/?$/, page: punchImportPage, nav: 'punches' },
+  { pattern: /^\/punches\/import\/?$/, page: punchImportPage, nav: 'punches', allowed: () => can('POST punches/import/') },
   { pattern: /^\/attendance\/?$/, page: attendancePage, nav: 'attendance' },
   { pattern: /^\/anomalies\/?$/, page: anomaliesPage, nav: 'anomalies' },
   { pattern: /^\/reports\/?$/, page: reportsPage, nav: 'reports' },
-  { pattern: /^\/reports\/([^/]+)\/?$/, page: reportsPage, nav: 'reports' },
+  { pattern: /^\/reports\/([^/]+)\/?$/, page: reportsPage, nav: 'reports', allowed: () => can('GET reports/*/preview/') },
   { pattern: /^\/integrations\/?$/, page: integrationsPage, nav: 'integrations' },
+  // An endpoint's deliveries, for those who see webhooks; hr sees the agents' half, as on the page itself.
   { pattern: /^\/integrations\/([^/]+)\/?$/, page: integrationsPage, nav: 'integrations' },
   { pattern: /^\/operations\/?$/, page: operationsPage, nav: 'operations' },
   { pattern: /^\/users\/?$/, page: usersPage, nav: 'users' },
@@ -166,8 +172,10 @@ async function route(main: HTMLElement): Promise<void> {
     replace(main, h('h1', {}, 'Not found'), h('p', {}, h('a', { href: '#/' }, 'Back to Today')));
     return;
   }
-  // A page of the navigation the role may not use is not drawn (its requests would answer 403).
-  if (NAV.some((n) => n.path === nav && !n.shown())) {
+  // A page the role may not use is not drawn (its requests would answer 403): a page of the
+  // navigation it does not have, or a page below one whose main action it may not do (a viewer
+  // opening `#/people/import` by its address).
+  if (NAV.some((n) => n.path === nav && !n.shown()) || found.r.allowed?.() === false) {
     replace(
       main,
       h('h1', {}, 'Not available'),
