@@ -15,19 +15,19 @@
  * a day that was there already is not.
  */
 
-import { and, asc, eq, gt } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { addDays, localDateOf, requireDate, requireOrdered } from '../../platform/time/dates';
-import { type CalendarService, ownScheduleStarts } from '../calendar';
+import type { CalendarService } from '../calendar';
 import type { EnrolleeService } from '../enrollees';
 import { type AttendanceDayRow, insertNewDays } from './day-rows';
 import { inRanges } from './periods';
 import { computeDay } from './rules';
 import type { AttendanceRuntime } from './runtime';
 import type { AttendanceService } from './service';
-import { attendanceDays, type DayStatus } from './tables';
+import { startsBeforeEnrolment } from './starts';
+import type { DayStatus } from './tables';
 
 export type AbsenceResult = {
   from: string;
@@ -184,8 +184,9 @@ export class Absences {
   /**
    * The date each person's attendance starts, for those enrolled after `from` (anyone enrolled
    * before counts from `from` anyway): the earliest of their enrolment's date, their first day
-   * with punches and the first day of a schedule assigned to them alone. `dateOf`: an instant's
-   * date for a person (in their zone).
+   * with punches and the first day of a schedule assigned to them alone (starts.ts, the rule the
+   * Today board and the daily report list people by too). `dateOf`: an instant's date for a
+   * person (in their zone).
    */
   private async startsOf(q: Queryable, ids: readonly string[], from: string, dateOf: (id: string, at: number) => string): Promise<Map<string, string>> {
     const starts = new Map<string, string>();
@@ -193,19 +194,8 @@ export class Absences {
       const enrolled = dateOf(id, row.createdAt);
       if (enrolled > from) starts.set(id, enrolled);
     }
-    const late = [...starts.keys()];
-    if (late.length === 0) return starts;
-    for (const [id, date] of await ownScheduleStarts(q, late)) if (date < starts.get(id)!) starts.set(id, date);
-    for (const id of late) {
-      // The person's days by their key, the first with punches (few days come before it).
-      const [first] = await q
-        .select({ date: attendanceDays.date })
-        .from(attendanceDays)
-        .where(and(eq(attendanceDays.enrolleeId, id), gt(attendanceDays.punchCount, 0)))
-        .orderBy(asc(attendanceDays.date))
-        .limit(1);
-      if (first && first.date < starts.get(id)!) starts.set(id, first.date);
-    }
+    if (starts.size === 0) return starts;
+    for (const [id, date] of await startsBeforeEnrolment(q, [...starts.keys()])) if (date < starts.get(id)!) starts.set(id, date);
     return starts;
   }
 }

@@ -29,6 +29,7 @@ import {
 import type { TodayBoardView } from './model';
 import type { AttendanceRuntime } from './runtime';
 import type { AttendanceService } from './service';
+import { startsBeforeEnrolment } from './starts';
 import { attendanceDays } from './tables';
 
 /** Where the board puts someone without a stored day, for the reports' daily row (`TodayBoard.live`). */
@@ -155,7 +156,7 @@ export class TodayBoard {
     const date = query.date ?? today;
     const { end } = dayBounds(date, zone);
     const stored = await this.daysOn(date);
-    const people = (await this.peopleOn(query, stored, end)).filter((p) => !at.only || at.only(p.id));
+    const people = (await this.peopleOn(query, stored, { date, end })).filter((p) => !at.only || at.only(p.id));
     // Today's board plans yesterday too: the night that began then may still be running (board-rules.ts `runningEntry`).
     const from = date === today && !options.ownShifts ? addDays(date, -1) : date;
     // The planner for everyone, with the areas of each date (the roster's, and the moves of those who moved).
@@ -298,27 +299,54 @@ export class TodayBoard {
   }
 
   /**
-   * Who is on the board: the active people who existed by the end of the date, and anyone with a
-   * day stored on it (deactivated, enrolled since, or deleted since: the reports count their
-   * days too), in the caller's areas (and the area asked for), by name.
+   * Who is on the board: the active people whose attendance had started by the end of the date
+   * (enrolled by then, or enrolled since but with punches before it or a schedule of their own
+   * from it: `startedBeforeEnrolment`), and anyone with a day stored on it (deactivated, or
+   * deleted since: the reports count their days too), in the caller's areas (and the area asked
+   * for), by name.
    */
-  private async peopleOn(query: BoardQuery, stored: ReadonlyMap<string, BoardDay>, end: number): Promise<readonly RosterEntry[]> {
+  private async peopleOn(query: BoardQuery, stored: ReadonlyMap<string, BoardDay>, on: { date: string; end: number }): Promise<readonly RosterEntry[]> {
     const shown = (p: RosterEntry) =>
       (query.scope.length === 0 || p.areaNames.some((a) => query.scope.includes(a))) && (query.area === undefined || p.areaNames.includes(query.area));
     // Which people an area lists is the latest membership, as in the reports and the scopes
     // ("Area membership is dated by its moves"); the dates are judged with the areas of each.
     const roster = await this.enrollees.roster.read();
+    // Enrolled after the date and without a day on it: rare but for a company gone live since (none on today's board).
+    const started = await this.startedBeforeEnrolment(
+      on,
+      roster.filter((p) => p.createdAt >= on.end && !stored.has(p.id) && shown(p)),
+    );
     let withDays = 0;
     const people = roster.filter((p) => {
       const hasDay = stored.has(p.id);
       if (hasDay) withDays++;
-      return ((p.active && p.createdAt < end) || hasDay) && shown(p);
+      return ((p.active && p.createdAt < on.end) || hasDay || started.has(p.id)) && shown(p);
     });
     // Days of people the roster no longer holds (deleted): rare, so looked for only then.
     if (withDays === stored.size) return people;
     const listed = new Set(roster.map((p) => p.id));
     const deleted = (await this.enrollees.roster.deletedAmong([...stored.keys()].filter((id) => !listed.has(id)))).filter(shown);
     return [...people, ...deleted].sort((a, b) => compareKeys(a.nameKey, b.nameKey) || (a.id < b.id ? -1 : 1));
+  }
+
+  /**
+   * Of the active people enrolled after `end` (the end of `date`; `among`: of these only, else
+   * everyone), those whose attendance had started by `date` all the same: with a day with
+   * punches on or before it, or a schedule of their own from it or before (starts.ts), as
+   * generate-absences and a pay-period lock write their days. A company that goes live mid-period
+   * enrolls everyone today and the terminals upload the weeks before: the board and the daily
+   * report of those dates list them as the locked period will. Two reads per 500 such people,
+   * none when there are none (today's board).
+   */
+  async startedBeforeEnrolment(on: { date: string; end: number }, among?: readonly RosterEntry[]): Promise<ReadonlySet<string>> {
+    const late = (among ?? (await this.enrollees.roster.read())).filter((p) => p.active && p.createdAt >= on.end);
+    if (late.length === 0) return new Set();
+    const starts = await startsBeforeEnrolment(
+      this.ctx.db.orm,
+      late.map((p) => p.id),
+      on.date,
+    );
+    return new Set(starts.keys());
   }
 
   /**

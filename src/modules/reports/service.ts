@@ -146,8 +146,12 @@ export class ReportService {
     const days = new Map<string, AttendanceDayRow>();
     for await (const page of this.deps.days.days({ from: date, to: date }, DAYS_PER_PAGE, this.deps.days.inScope(scope.members, 'person')))
       for (const d of page) days.set(d.enrolleeId, d);
-    const active = await this.deps.enrollees.activeCreatedBefore(this.ctx.db.orm, dayBounds(date, this.zone).end);
-    const people = await new People(this.ctx, this.deps.enrollees).of([...new Set([...active.map((a) => a.id), ...days.keys()])]);
+    // Everyone whose attendance had started by the date (the Today board's rule): enrolled by its
+    // end, or since but with punches before it or a schedule of their own from it, and whoever has a day on it.
+    const end = dayBounds(date, this.zone).end;
+    const active = await this.deps.enrollees.activeCreatedBefore(this.ctx.db.orm, end);
+    const started = await this.deps.board.startedBeforeEnrolment({ date, end });
+    const people = await new People(this.ctx, this.deps.enrollees).of([...new Set([...active.map((a) => a.id), ...started, ...days.keys()])]);
     // By name as every list of people (ignoring case and accents: platform/name-key.ts), then employee.
     const keys = new Map([...people].map(([id, p]) => [id, nameKey(p.name)]));
     const sorted = [...people]
