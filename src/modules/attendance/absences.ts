@@ -172,7 +172,15 @@ export class Absences {
           continue;
         }
         counted++;
-        rows.push({ enrolleeId: e.id, employeeKey: e.employeeKey, date: plan.date, ...computeDay(plan, [], 0), punches: [], updatedAt: now });
+        rows.push({
+          enrolleeId: e.id,
+          employeeKey: e.employeeKey,
+          date: plan.date,
+          ...computeDay(plan, [], 0),
+          punches: [],
+          updatedAt: now,
+          zone: plan.zone ?? null,
+        });
       }
     });
     // Only the days inserted come back: a date that had one already is neither counted nor announced.

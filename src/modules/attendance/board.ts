@@ -83,15 +83,17 @@ export class TodayBoard {
     // A board is read again as people punch: the console asks for one count's first page (10,000
     // people are about 3 MB of JSON, a page of 200 is 60 kB) and for the rest when asked.
     const listed = query.limit === undefined ? entries : entries.slice(0, query.limit);
+    // A date asked for: each stored day's times in the zone it was judged in (a locked day as it was locked).
+    const judged = query.date === undefined || listed.length === 0 ? new Map<string, string>() : await this.judgedZones(query.date);
     return {
       date,
       as_of: new Date(now).toISOString(),
       counts,
       areas: [...byArea.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([area, c]) => ({ area, counts: c })),
-      people: listed.map(({ person, entry, workday, date: own, zone }) => ({
-        ...personView(person, entry, workday),
-        ...(zoned ? { date: own, time_zone: zone } : {}),
-      })),
+      people: listed.map(({ person, entry, workday, date: own, zone }) => {
+        const kept = judged.get(person.id) ?? zone;
+        return { ...personView(person, entry, workday), ...(zoned || kept !== zone ? { date: own, time_zone: kept } : {}) };
+      }),
       people_total: entries.length,
     };
   }
@@ -259,6 +261,12 @@ export class TodayBoard {
     const moved = await this.enrollees.membership.idsMovedAfter(q, today);
     const then = new Map(moved.length === 0 ? [] : (await this.calendar.people(q, moved)).map((p) => [p.id, areasOn(p, today)]));
     return new Map(roster.map((p) => [p.id, zoneOfAreas(then.get(p.id) ?? p.areaIds, zones) ?? fallback]));
+  }
+
+  /** The zone each stored day of a date was judged in, by enrollee (the days that know it: tables.ts `zone`). */
+  private async judgedZones(date: string): Promise<Map<string, string>> {
+    const sql = `select enrollee_id, zone from ${getTableName(attendanceDays)} where date = ? and zone is not null`;
+    return new Map(await selectAsJson<[string, string]>((statement) => this.ctx.db.client.execute(statement), ['enrollee_id', 'zone'], sql, [date]));
   }
 
   /** Of these people (of one zone), those still in from last night's shift there. */

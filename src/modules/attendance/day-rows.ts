@@ -13,7 +13,7 @@ import { attendanceDays, type DayStatus } from './tables';
 
 export type AttendanceDayRow = typeof attendanceDays.$inferSelect;
 
-/** Days per upsert (16 columns a row). */
+/** Days per upsert (17 columns a row). */
 const WRITE_CHUNK = 300;
 const DAY_COLUMNS = [
   'enrollee_id',
@@ -32,6 +32,7 @@ const DAY_COLUMNS = [
   'overtime_seconds',
   'updated_at',
   'punches',
+  'zone',
 ] as const;
 const upsertSqlByCount = new Map<number, string>();
 
@@ -66,6 +67,7 @@ function dayArgs(d: AttendanceDayRow): InValue[] {
     d.overtimeSeconds,
     d.updatedAt,
     d.punches === null ? null : JSON.stringify(d.punches),
+    d.zone,
   ];
 }
 
@@ -89,6 +91,7 @@ function dayOfRow(r: Record<string, unknown>): AttendanceDayRow {
     overtimeSeconds: Number(r.overtime_seconds),
     updatedAt: Number(r.updated_at),
     punches: r.punches === null ? null : (JSON.parse(String(r.punches)) as { at: number; corrected: boolean }[]),
+    zone: r.zone === null || r.zone === undefined ? null : String(r.zone),
   };
 }
 

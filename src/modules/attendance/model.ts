@@ -205,7 +205,10 @@ export const TodayBoard = {
             LocalDate('Only when an area has a time zone of its own: the date this person’s row is of (their own today, in their zone, without `date`).'),
           ),
           time_zone: t.Optional(
-            t.String({ description: 'Only when an area has a time zone of its own: the person’s zone, in which their row’s date and shift are read.' }),
+            t.String({
+              description:
+                'Only when an area has a time zone of its own (or, with `date`, the person’s stored day was judged in a zone other than ATTENDANCE_TIME_ZONE): the zone their row’s times are read in: the person’s zone now, or with `date` the zone their stored day was judged in.',
+            }),
           ),
         }),
         { description: 'By name.' },

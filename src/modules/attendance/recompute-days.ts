@@ -79,8 +79,9 @@ export function targetsOf(people: readonly Person[], planner: Planned['planner']
 /**
  * One person's days recomputed from their punches (`own`) against their stored days
  * (`before`): rows whose result changed go to `out.writes` (written and announced), rows whose
- * stored punches alone changed to `out.quiet` (written, not announced: a subscriber sees nothing
- * new, as on the first recompute of a day stored before its punches were, migration 0023), a day
+ * stored punches or zone alone changed to `out.quiet` (written, not announced: a subscriber sees
+ * nothing new, as on the first recompute of a day stored before its punches were, migration 0023,
+ * or its zone, 0045), a day
  * of today or later that lost every punch to `out.removed`. `employeeKey` names the person where
  * a day has none yet. Answers how many days were recomputed.
  */
@@ -123,10 +124,12 @@ export function recomputePerson(
       updatedAt: rules.now,
       // What reports list for the day (day-rows.ts): the punches it was computed from.
       punches: dayPunches.length === 0 ? null : [...dayPunches].sort((a, b) => a.at - b.at).map((p) => ({ at: p.at, corrected: p.corrected })),
+      // The zone it was judged in: its wall times are shown in it from now on (tables.ts).
+      zone: plan.zone ?? null,
     };
     if (!old || !sameDay(old, row)) out.writes.push(row);
-    // Its `updated_at` kept too: the day a subscriber sees did not change.
-    else if (!samePunches(old, row)) out.quiet.push({ ...row, updatedAt: old.updatedAt });
+    // Its `updated_at` kept too: the day a subscriber sees did not change (its instants are the same in any zone).
+    else if (!samePunches(old, row) || old.zone !== row.zone) out.quiet.push({ ...row, updatedAt: old.updatedAt });
   }
   return count;
 }

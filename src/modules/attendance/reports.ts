@@ -67,8 +67,9 @@ export class Reports {
 
   /**
    * The CSV of every stored day from..to (of one employee or all), by employee then date.
-   * Times are local wall times of the person's zone on the row's date (their areas', else
-   * ATTENDANCE_TIME_ZONE: `YYYY-MM-DD HH:MM:SS`, the date shown
+   * Times are local wall times of the zone the day was judged in (the person's on the row's date
+   * then: their areas', else ATTENDANCE_TIME_ZONE; kept with the day, so a locked period's file
+   * stays as it was when its area's zone changes): `YYYY-MM-DD HH:MM:SS`, the date shown
    * since an overnight shift ends on the next one); durations both as `H:MM` (whole minutes,
    * rounded down) and in seconds; flags separated by spaces.
    *
@@ -230,7 +231,7 @@ export class Reports {
     const page = this.ctx.db.orm
       .select({
         day: sql<string>`json_array(${d.employeeKey}, ${this.enrollees.displayNameOf(d.enrolleeId)}, ${d.date}, ${d.status}, ${d.schedule}, ${d.firstIn}, ${d.lastOut},
-          ${d.workedSeconds}, ${d.expectedSeconds}, ${d.lateSeconds}, ${d.earlyLeaveSeconds}, ${d.overtimeSeconds}, ${d.punchCount}, json(${d.flags}))`.as(
+          ${d.workedSeconds}, ${d.expectedSeconds}, ${d.lateSeconds}, ${d.earlyLeaveSeconds}, ${d.overtimeSeconds}, ${d.punchCount}, json(${d.flags}), ${d.zone})`.as(
           'day',
         ),
         employeeKey: d.employeeKey,
@@ -248,34 +249,10 @@ export class Reports {
     const days = JSON.parse(found?.days ?? '[]') as [...ExportDay, string][];
     const lastDay = days[days.length - 1];
     if (!lastDay) return { last: null, text: '' };
-    // Each row's wall times in its person's zone on its date (their areas', else ATTENDANCE_TIME_ZONE).
-    const zoneOf = await this.attendance.zones.zonesFor([...new Set(days.map((day) => day[14]))]);
+    // Each row's wall times in the zone its day was judged in (a day stored before that was kept: its person's zone now).
+    const zoneOf = await this.attendance.zones.ofDays(days.map((day) => ({ enrolleeId: day[15], zone: day[14] })));
     let text = '';
-    for (const [employee, name, date, status, schedule, firstIn, lastOut, worked, expected, late, earlyLeave, overtime, punches, flags, enrollee] of days) {
-      const zone = zoneOf(enrollee, date);
-      const local = (ms: number | null) => (ms === null ? '' : formatLocalWallTime(new Date(ms), zone));
-      text += csvRow([
-        csvText(employee),
-        csvText(name ?? ''),
-        date,
-        status,
-        csvText(schedule ?? ''),
-        local(firstIn),
-        local(lastOut),
-        hoursMinutes(worked),
-        String(worked),
-        hoursMinutes(expected),
-        String(expected),
-        hoursMinutes(late),
-        String(late),
-        hoursMinutes(earlyLeave),
-        String(earlyLeave),
-        hoursMinutes(overtime),
-        String(overtime),
-        String(punches),
-        csvField(flags.join(' ')),
-      ]);
-    }
+    for (const day of days) text += exportRow(day, zoneOf({ enrolleeId: day[15], date: day[2], zone: day[14] }));
     return { last: { employee: lastDay[0], date: lastDay[2] }, text };
   }
 
@@ -353,6 +330,33 @@ function hoursMinutes(seconds: number): string {
   return `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}`;
 }
 
+/** One day's row of the export, its wall times in `zone`. */
+function exportRow(day: [...ExportDay, string], zone: string): string {
+  const [employee, name, date, status, schedule, firstIn, lastOut, worked, expected, late, earlyLeave, overtime, punches, flags] = day;
+  const local = (ms: number | null) => (ms === null ? '' : formatLocalWallTime(new Date(ms), zone));
+  return csvRow([
+    csvText(employee),
+    csvText(name ?? ''),
+    date,
+    status,
+    csvText(schedule ?? ''),
+    local(firstIn),
+    local(lastOut),
+    hoursMinutes(worked),
+    String(worked),
+    hoursMinutes(expected),
+    String(expected),
+    hoursMinutes(late),
+    String(late),
+    hoursMinutes(earlyLeave),
+    String(earlyLeave),
+    hoursMinutes(overtime),
+    String(overtime),
+    String(punches),
+    csvField(flags.join(' ')),
+  ]);
+}
+
 /** A day as the export reads it (exportPage's `json_array`, in that order). */
 type ExportDay = [
   employee: string,
@@ -369,4 +373,5 @@ type ExportDay = [
   overtime: number,
   punches: number,
   flags: string[],
+  zone: string | null,
 ];

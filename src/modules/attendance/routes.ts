@@ -98,7 +98,7 @@ function dayRoutes(http: Http, attendance: AttendanceService, reports: Reports) 
           summary: 'The days of a range as CSV for payroll: one row per employee and date, header row first',
           tags,
           description:
-            'Columns: employee, name, date, status, schedule, first_in, last_out (local wall times in the person’s time zone on the row’s date: their areas’, else ATTENDANCE_TIME_ZONE), worked, expected, late, early_leave, overtime (each as H:MM and in seconds), punches, flags (space-separated). An `employee` that names nobody in the caller’s areas is 404, not an empty file.',
+            'Columns: employee, name, date, status, schedule, first_in, last_out (local wall times in the time zone the day was judged in: the person’s on the row’s date, their areas’, else ATTENDANCE_TIME_ZONE; a locked day keeps the zone it was locked with), worked, expected, late, early_leave, overtime (each as H:MM and in seconds), punches, flags (space-separated). An `employee` that names nobody in the caller’s areas is 404, not an empty file.',
         },
       },
     )

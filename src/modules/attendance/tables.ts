@@ -40,6 +40,13 @@ export const attendanceDays = sqliteTable(
      * computed before migration 0023 (reports read those as before).
      */
     punches: text('punches', { mode: 'json' }).$type<{ at: number; corrected: boolean }[]>(),
+    /**
+     * The IANA zone the day was judged in (the person's on its date: calendar/plan.ts `zoneOf`),
+     * written whenever the day is computed: its wall times are shown in it, so a locked day
+     * reads as it was locked after its area's zone changes. Null on days computed before
+     * migration 0045 (they are shown in the person's zone of now, as before).
+     */
+    zone: text('zone'),
   },
   (t) => [
     primaryKey({ columns: [t.enrolleeId, t.date] }),

@@ -8,6 +8,13 @@ import { localDateOf } from '../../platform/time/dates';
 import type { CalendarService } from '../calendar';
 import type { AttendanceRuntime } from './runtime';
 
+/** What `ofDays` reads of a stored day. */
+export interface DayOfZone {
+  enrolleeId: string;
+  date: string;
+  zone: string | null;
+}
+
 export class AttendanceZones {
   constructor(
     private readonly ctx: AttendanceRuntime,
@@ -17,6 +24,19 @@ export class AttendanceZones {
   /** The zone of each of these people on a date (calendar `zonesFor`): their areas', else ATTENDANCE_TIME_ZONE. */
   zonesFor(enrolleeIds: readonly string[], q: Queryable = this.ctx.db.orm): Promise<(enrolleeId: string, date: string) => string> {
     return this.calendar.zonesFor(q, enrolleeIds);
+  }
+
+  /**
+   * The zone each of these stored days' wall times are shown in: the zone the day was judged in
+   * (tables.ts `zone`), so a locked day reads as it was locked whatever its area's zone is now;
+   * for a day stored before migration 0045 (none), the person's zone on its date now (`zonesFor`),
+   * read only for the people who have such a day: days that all know their zone cost no query.
+   */
+  async ofDays(days: Iterable<{ enrolleeId: string; zone: string | null }>, q: Queryable = this.ctx.db.orm): Promise<(day: DayOfZone) => string> {
+    const unzoned = new Set<string>();
+    for (const day of days) if (day.zone === null) unzoned.add(day.enrolleeId);
+    const now = unzoned.size === 0 ? null : await this.zonesFor([...unzoned], q);
+    return (day) => day.zone ?? now?.(day.enrolleeId, day.date) ?? this.ctx.settings.ATTENDANCE_TIME_ZONE;
   }
 
   /**

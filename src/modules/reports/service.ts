@@ -159,10 +159,13 @@ export class ReportService {
       .sort(([x, a], [y, b]) => compareKeys(keys.get(x) ?? '', keys.get(y) ?? '') || a.employee.localeCompare(b.employee));
     const rows: Row[] = [];
     const pacer = new Pacer();
-    // Each person's times in their own zone (their areas', else the attendance zone).
-    const zoneOf = await this.deps.attendance.zones.zonesFor(sorted.map(([id]) => id));
+    // Each day's times in the zone it was judged in (a day stored before that was kept: its person's zone now).
+    const zoneOf = await this.deps.attendance.zones.ofDays(days.values());
     for (const [id, person] of sorted) {
-      rows.push(dailyRow(date, person, days.get(id) ?? null, zoneOf(id, date), { open, live: date === open.todayOf(id) ? live.get(id) : undefined }));
+      const day = days.get(id) ?? null;
+      // A row without a day shows no time: the zone is not read.
+      const zone = day ? zoneOf(day) : this.zone;
+      rows.push(dailyRow(date, person, day, zone, { open, live: date === open.todayOf(id) ? live.get(id) : undefined }));
       await pacer.turn();
     }
     const sheet: Sheet = { name: date, details: [], columns: DAILY_COLUMNS, rows };
@@ -276,14 +279,17 @@ export class ReportService {
     const byDate = new Map(days.map((d) => [d.date, d]));
     const daysOf = new Map<string, AttendanceDayRow[]>();
     for (const d of days) daysOf.set(d.date, [...(daysOf.get(d.date) ?? []), d]);
-    const zoneOf = await this.deps.attendance.zones.zonesFor(ids);
+    // Each date's times in the zone its day was judged in (a day stored before that was kept: its person's zone now).
+    const zoneOf = await this.deps.attendance.zones.ofDays(days);
     const rows: Row[] = [];
     for (let date = from; date <= to; date = addDays(date, 1)) {
       // The punches each stored day was computed from: a report never judges a punch again.
       const counted = (daysOf.get(date) ?? [])
         .flatMap((d) => d.punches ?? (unlisted(d) ? (punches.get(d.enrolleeId)?.get(date) ?? []) : []))
         .sort((a, b) => a.at - b.at);
-      rows.push(timesheetRow(date, person, byDate.get(date) ?? null, counted, ids[0] === undefined ? this.zone : zoneOf(ids[0], date), open));
+      const day = byDate.get(date) ?? null;
+      // A date without a day shows no time: the zone is not read.
+      rows.push(timesheetRow(date, person, day, counted, day ? zoneOf(day) : this.zone, open));
     }
     return {
       name: `${person.name} (${person.employee})`,
@@ -347,11 +353,11 @@ export class ReportService {
     async function* rows(): AsyncGenerator<Row> {
       for await (const page of days.days({ from, to }, DAYS_PER_PAGE, member)) {
         const found = await people.of(page.map((d) => d.enrolleeId));
-        // Each person's times in their own zone (their areas', else the attendance zone).
-        const zoneOf = await attendance.zones.zonesFor([...new Set(page.map((d) => d.enrolleeId))]);
+        // Each day's times in the zone it was judged in (a day stored before that was kept: its person's zone now).
+        const zoneOf = await attendance.zones.ofDays(page);
         for (const day of page) {
           const person = found.get(day.enrolleeId)!;
-          if (scope.admits(person.areas)) yield* exceptionsOf(day, person, kinds, zoneOf(day.enrolleeId, day.date), open);
+          if (scope.admits(person.areas)) yield* exceptionsOf(day, person, kinds, zoneOf(day), open);
         }
       }
     }

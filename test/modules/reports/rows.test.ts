@@ -61,7 +61,7 @@ function day(date: string, times: string[], options: { dayType?: DayPlan['dayTyp
     const [d, time] = t.includes(' ') ? t.split(' ') : [date, t];
     return { at: at(d!, time!), corrected: false };
   });
-  return { enrolleeId: 'id-1', employeeKey: person.employee, date, ...computeDay(plan, punches, MIN), updatedAt: 0, punches };
+  return { enrolleeId: 'id-1', employeeKey: person.employee, date, ...computeDay(plan, punches, MIN), updatedAt: 0, punches, zone: null };
 }
 
 const cell = (columns: { key: string }[], cells: unknown[], key: string) => cells[columns.findIndex((c) => c.key === key)];

@@ -1,0 +1,1 @@
+ALTER TABLE `fpa_attendance_days` ADD `zone` text;
