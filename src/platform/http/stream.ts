@@ -208,12 +208,12 @@ export class StreamQuota {
 
   constructor(private readonly max: () => number) {}
 
-  /** Takes a place for `subject`, or throws 429 `rate_limited` when it holds the maximum. */
+  /** Takes a place for `subject`, or throws 429 `rate_limited` (with `Retry-After`) when it holds the maximum. */
   take(subject: string): () => void {
     const held = this.counts.get(subject) ?? 0;
     const max = this.max();
     if (held >= max) {
-      throw new FpaError('rate_limited', `at most ${max} open streams per administrator`, { limit: max, open_streams: held });
+      throw new FpaError('rate_limited', `at most ${max} open streams per administrator`, { limit: max, open_streams: held, retry_after: QUOTA_RETRY_AFTER_S });
     }
     this.counts.set(subject, held + 1);
     let given = false;
@@ -235,6 +235,13 @@ export class StreamQuota {
 export const CLOSE_TOKEN_EXPIRED = 4401;
 /** A place taken for a handshake whose socket has not opened after this long is given back. */
 const UPGRADE_GRACE_MS = 10_000;
+/**
+ * The `Retry-After` of a refused stream (seconds). A place frees when one of the caller's
+ * streams closes, at no time known in advance; by then a place held by a handshake whose socket
+ * never opened has been given back, and each open stream's caller was admitted again twice
+ * (STREAM_RECHECK_MS: the streams of an ended session or a revoked key are closed).
+ */
+const QUOTA_RETRY_AFTER_S = Math.ceil(UPGRADE_GRACE_MS / 1000);
 /** setTimeout's limit (about 24.8 days); a later expiry is re-armed when the first timer fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

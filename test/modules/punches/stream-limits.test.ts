@@ -39,7 +39,7 @@ const open = (token: string) => openSocket(streamUrl(token));
 async function handshake(token: string) {
   const res = await fetch(streamUrl(token).replace('ws', 'http'), { headers: HANDSHAKE });
   const body = res.status === 101 ? null : await res.json();
-  return { status: res.status, body };
+  return { status: res.status, body, retryAfter: res.headers.get('retry-after') };
 }
 
 describe('token expiry', () => {
@@ -72,8 +72,10 @@ describe('WEBSOCKET_MAX_PER_ADMIN', () => {
     const refused = await handshake(alice);
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({
-      error: { code: 'rate_limited', message: expect.any(String), details: { limit: 2, open_streams: 2 }, request_id: expect.any(String) },
+      error: { code: 'rate_limited', message: expect.any(String), details: { limit: 2, open_streams: 2, retry_after: 10 }, request_id: expect.any(String) },
     });
+    // As every 429 (README "HTTP contract"): when to try again, the place held by a handshake that never opened given back by then.
+    expect(refused.retryAfter).toBe('10');
     // Another token of the same subject counts against the same cap.
     expect((await handshake(await adminToken({ sub: 'alice@example.com', expiresIn: '2h' }))).status).toBe(429);
 
