@@ -48,10 +48,11 @@ export const WebhookCreate = Body(
         'https URL of the receiver (plain http only on a private or loopback address, and those only inside WEBHOOK_ALLOWED_NETWORKS; link-local and metadata addresses never).',
     }),
     events: t.Optional(
+      // At least one, said by the service (webhooks/service.ts `validateEvents`): an empty list is
+      // told the event types it may hold, as an unknown type is, not only that the shape is wrong.
       t.Array(t.String({ pattern: '^[a-z_]{1,64}$' }), {
-        minItems: 1,
         maxItems: 50,
-        description: 'Event types to receive, any type of the event log (default `punch_received`).',
+        description: 'Event types to receive, at least one, any type of the event log (default `punch_received`).',
       }),
     ),
   },
