@@ -163,6 +163,8 @@ function wireViews(m: Reacting, sync: Reactions['sync'], converge: Reactions['co
   enrollees.views.addViewPart(proofReactions.deletionProofOfPeople(m.proofs));
   enrollees.views.addListFilter('consent', enrollmentReactions.consentListFilter);
   enrollees.views.addListFilter('biometrics', enrollmentReactions.biometricsListFilter);
+  // A caller limited to areas sees no command about another area's person on a shared terminal.
+  commands.operator.seePeopleBy(enrollees.membership.referenceInScope);
   m.employees.peopleBy({
     inScope: enrollees.membership.employeeInScope,
     everInScope: enrollees.membership.employeeEverInScope,

@@ -16,7 +16,9 @@ export const DeviceCommand = t.Object(
     expires_at: Instant(),
     return_code: Nullable(Int({ description: 'The terminal’s return code.' })),
     result: Nullable(t.Record(t.String(), t.Unknown())),
-    payload: t.Record(t.String(), t.Unknown(), { description: 'References only (PIN, finger, template id), never template bytes.' }),
+    payload: t.Record(t.String(), t.Unknown(), {
+      description: 'References only (PIN, enrollee id, finger, template id), never template bytes nor a card number: a user record’s `card` is true or false.',
+    }),
     cancel_refused: Nullable(
       t.String({
         description:

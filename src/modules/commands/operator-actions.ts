@@ -2,11 +2,11 @@
  * What an operator does with a terminal's commands (`devices/{sn}/commands/`): queue one, cancel,
  * retry, list the queue and look at one command, as the API shows it.
  */
-import { and, asc, desc, eq, gt, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, type SQL, sql } from 'drizzle-orm';
 import type { Queryable, WriteContext } from '../../platform/db/client';
 import { FpaError } from '../../platform/errors';
 import { integerCursor, type Page, pageOf } from '../../platform/http/paging';
-import { type AreaScope, EVERYWHERE } from '../../platform/scope';
+import { type AreaScope, EVERYWHERE, isLimited } from '../../platform/scope';
 import { audit } from '../audit';
 import { refuseIfSharedTerminal } from '../devices';
 import type { CommandEndings } from './endings';
@@ -33,13 +33,34 @@ export type CancelRefusal = (q: Queryable, commands: readonly CommandRow[]) => P
  */
 const WIPING_KINDS: ReadonlySet<CommandKind> = new Set<CommandKind>(['clear_logs', 'clear_data', 'raw']);
 
+/**
+ * A condition on whom a command is about, as its payload names them (`enrollee`, else `pin`):
+ * they are in the caller's scope, or it is about no one the service knows; undefined for an
+ * unlimited scope. Wired in src/app/reactions.ts from the enrollees' membership.
+ */
+export type PeopleInScope = (enrollee: SQL, pin: SQL, scope: AreaScope) => SQL | undefined;
+
+/** Until wired: a caller limited to areas sees only the commands that name no person. */
+const NOBODY_NAMED: PeopleInScope = (enrollee, pin, scope) => (isLimited(scope) ? sql`(${enrollee} is null and ${pin} is null)` : undefined);
+
 export class OperatorActions {
   private readonly refusals: CancelRefusal[] = [];
+  private peopleInScope: PeopleInScope = NOBODY_NAMED;
 
   constructor(
     private readonly ctx: CommandRuntime,
     private readonly deps: { enqueue: Enqueue; endings: CommandEndings; polls: CommandPolls },
   ) {}
+
+  /**
+   * Wired in src/app/reactions.ts: how a caller's areas reach the people commands are about. A
+   * caller limited to areas sees a terminal, but not its commands about other areas' people
+   * (their names, PINs, fingers), as `devices/{sn}/users/` leaves their users out: those are not
+   * listed, and are 404 to cancel or retry.
+   */
+  seePeopleBy(people: PeopleInScope): void {
+    this.peopleInScope = people;
+  }
 
   /** Wired in src/app/reactions.ts: a rule under which an operator's cancel is refused (409). */
   refuseCancelWhen(refusal: CancelRefusal): void {
@@ -51,9 +72,9 @@ export class OperatorActions {
    * or one a refusal rule keeps (refuseCancelWhen), is 409 `conflict`. What depends on it
    * (template sync, a remote session) follows from its end.
    */
-  async cancel(deviceId: string, id: number, by: string): Promise<CommandView> {
+  async cancel(deviceId: string, id: number, by: string, scope: AreaScope = EVERYWHERE): Promise<CommandView> {
     return this.ctx.db.write(async (w) => {
-      const command = await this.findOf(w.tx, deviceId, id);
+      const command = await this.findOf(w.tx, deviceId, id, scope);
       if (command.status !== 'pending' && command.status !== 'sent') {
         throw new FpaError('conflict', `the command is ${command.status}; only pending or sent commands can be cancelled`, {
           command: id,
@@ -82,7 +103,7 @@ export class OperatorActions {
   async retry(device: CommandTarget, id: number, by: string, scope: AreaScope = EVERYWHERE): Promise<CommandView> {
     const deviceId = device.id;
     return this.ctx.db.write(async (w) => {
-      const command = await this.findOf(w.tx, deviceId, id);
+      const command = await this.findOf(w.tx, deviceId, id, scope);
       // A delete it owes goes to it whatever its status; anything else would wait for its approval.
       if (!DELETE_KINDS.has(command.kind)) refuseUntilApproved(device, `a retried \`${command.kind}\``);
       if (WIPING_KINDS.has(command.kind)) await refuseIfSharedTerminal(w.tx, deviceId, scope, `send ${command.kind} to`);
@@ -144,13 +165,20 @@ export class OperatorActions {
     return commandView(command, (await this.refusedOf(q, [command])).get(command.id) ?? null);
   }
 
-  private async findOf(q: Queryable, deviceId: string, id: number): Promise<CommandRow> {
+  /** A command of this terminal; one about a person outside the scope is 404, as if it did not exist. */
+  private async findOf(q: Queryable, deviceId: string, id: number, scope: AreaScope = EVERYWHERE): Promise<CommandRow> {
     const [row] = await q
       .select()
       .from(deviceCommands)
-      .where(and(eq(deviceCommands.id, id), eq(deviceCommands.deviceId, deviceId)));
+      .where(and(eq(deviceCommands.id, id), eq(deviceCommands.deviceId, deviceId), this.aboutVisiblePeople(scope)));
     if (!row) throw new FpaError('not_found', 'command not found', { command: id });
     return row;
+  }
+
+  /** A condition on commands: the person each is about (if any) is in the scope (seePeopleBy). */
+  private aboutVisiblePeople(scope: AreaScope): SQL | undefined {
+    const field = (name: string) => sql`json_extract(${deviceCommands.payload}, ${`$.${name}`})`;
+    return this.peopleInScope(field('enrollee'), field('pin'), scope);
   }
 
   /** Why each of these unfinished commands may not be cancelled (by id; the others may be). */
@@ -164,14 +192,19 @@ export class OperatorActions {
 
   /**
    * `GET devices/{sn}/commands/`: a terminal's commands, oldest first, or newest first (`order:
-   * 'newest'`: what a person looks at), cursor-paged; each says whether it may be cancelled.
+   * 'newest'`: what a person looks at), cursor-paged; each says whether it may be cancelled. A
+   * caller limited to areas does not see those about other areas' people (seePeopleBy).
    */
-  async list(deviceId: string, filters: { status?: CommandStatus; order?: 'oldest' | 'newest'; cursor?: string; limit: number }): Promise<Page<CommandView>> {
+  async list(
+    deviceId: string,
+    filters: { status?: CommandStatus; order?: 'oldest' | 'newest'; cursor?: string; limit: number },
+    scope: AreaScope = EVERYWHERE,
+  ): Promise<Page<CommandView>> {
     const newest = filters.order === 'newest';
     // Each order is a list of its own: a cursor of one is not a place in the other.
     const list = newest ? 'device-commands-newest' : 'device-commands';
     const after = integerCursor(list, filters.cursor);
-    const conditions = [eq(deviceCommands.deviceId, deviceId)];
+    const conditions = [eq(deviceCommands.deviceId, deviceId), this.aboutVisiblePeople(scope)];
     if (filters.status) conditions.push(eq(deviceCommands.status, filters.status));
     if (after !== null) conditions.push(newest ? lt(deviceCommands.id, after) : gt(deviceCommands.id, after));
     const rows = await this.ctx.db.orm

@@ -14,13 +14,12 @@ export function commandRoutes(http: Http, deps: { devices: DeviceService; comman
     .onBeforeHandle(({ params, scope }) => devices.guardSerial(params, scope))
     .get(
       '/devices/:serial/commands',
-      async ({ params, query }) =>
-        commands.operator.list((await devices.get(params.serial)).id, {
-          status: query.status,
-          order: query.order,
-          cursor: query.cursor,
-          limit: query.limit ?? 100,
-        }),
+      async ({ params, query, scope }) =>
+        commands.operator.list(
+          (await devices.get(params.serial)).id,
+          { status: query.status, order: query.order, cursor: query.cursor, limit: query.limit ?? 100 },
+          scope,
+        ),
       {
         params: SerialParams,
         query: CommandList.query,
@@ -44,7 +43,7 @@ export function commandRoutes(http: Http, deps: { devices: DeviceService; comman
     )
     .post(
       '/devices/:serial/commands/:id/cancel',
-      async ({ params, admin }) => commands.operator.cancel((await devices.get(params.serial)).id, Number(params.id), admin.by),
+      async ({ params, admin, scope }) => commands.operator.cancel((await devices.get(params.serial)).id, Number(params.id), admin.by, scope),
       {
         params: CommandParams,
         response: { 200: DeviceCommand, ...errors('not_found', 'conflict') },

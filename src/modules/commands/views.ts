@@ -21,8 +21,18 @@ export function commandView(c: CommandRow, cancelRefused: string | null = null):
     expires_at: new Date(c.expiresAt).toISOString(),
     return_code: c.returnCode,
     result: c.result,
-    // The payload holds references (PIN, finger), never template bytes.
-    payload: c.payload,
+    payload: shownPayload(c),
     cancel_refused: cancelRefused,
   };
+}
+
+/**
+ * The payload as the API shows it: references (PIN, finger), never template bytes, and never a
+ * card number (it opens doors): a user record says only whether it carries a card (`card`: true
+ * or false), as the event log does (logged.ts).
+ */
+function shownPayload(c: CommandRow): Record<string, unknown> {
+  if (c.kind !== 'add_user' && !('card' in c.payload)) return c.payload;
+  const { card, ...rest } = c.payload;
+  return { ...rest, card: typeof card === 'string' ? card !== '' : card === true };
 }

@@ -261,6 +261,19 @@ export function enrolleeInScope(column: Column | SQL, scope: AreaScope): SQL | u
 }
 
 /**
+ * A condition on a reference to a person as a terminal's command carries it (its payload's
+ * `enrollee`, else its `pin`: commands/operator-actions.ts): the person it names, else whoever
+ * holds that PIN (a deleted person's tombstone keeps theirs), is in the scope, or it names no one
+ * the service knows (a terminal's own user, a command about the terminal itself). Undefined for
+ * an unlimited scope. As `devices/{sn}/users/` leaves out the users linked to other areas' people.
+ */
+function referenceInScope(id: SQL, pin: SQL, scope: AreaScope): SQL | undefined {
+  const who = sql`coalesce(${id}, (select ${enrollees.id} from ${enrollees} where ${enrollees.devicePin} = ${pin}))`;
+  const member = enrolleeInScope(who, scope);
+  return member && sql`(${who} is null or ${member})`;
+}
+
+/**
  * A condition on an enrollee id column: the person is wholly within a limited scope (in one of
  * its areas, and in no area outside them); undefined for an unlimited scope. What a caller
  * limited to areas may change for the people it shares with nobody (a schedule they work).
@@ -362,6 +375,7 @@ export const membership = {
   letGoOfLeftAreas,
   sharesArea,
   enrolleeInScope,
+  referenceInScope,
   enrolleeWhollyInScope,
   notActive,
   idsInScope,
