@@ -519,6 +519,8 @@ export class SimulatedTerminal {
         if (/DateTime=/i.test(rest)) this.clockSet();
         return { code: 0, echo: 'SET' };
       case 'REBOOT':
+        // It restarts at once: no devicecmd for it, then the handshake of a terminal starting.
+        return { code: null, echo: 'REBOOT', rehandshake: true };
       case 'LOG':
         return { code: 0, echo: keyword.toUpperCase() };
       default:

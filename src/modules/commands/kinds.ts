@@ -109,6 +109,15 @@ export const PIN_KINDS: ReadonlySet<CommandKind> = new Set<CommandKind>([
  * unfinished (polls.ts `DUE_SQL`): a refused delete retried after the write would take it away.
  */
 export const PIN_WRITE_KINDS: ReadonlySet<CommandKind> = new Set<CommandKind>(['add_user', 'update_template', 'ENROLL_FP', 'ENROLL_BIO']);
+/**
+ * Kinds a terminal may carry out without answering, and that do it again if sent again (not
+ * idempotent, docs/protocol/adms.md §5.1): a terminal restarting on `REBOOT` posts no devicecmd.
+ * The retry-commands job never resends them; a handshake after one was sent closes it
+ * (CommandService.terminalStarted), and without one by the deadline it fails (NO_RESULT).
+ */
+export const NOT_RESENT_KINDS: ReadonlySet<CommandKind> = new Set<CommandKind>(['reboot']);
+/** Why a `reboot` sent to a terminal succeeded without an answer: the terminal handshook again. */
+export const RESTARTED = 'the terminal restarted: it handshook again after the reboot was sent';
 /** Why a command sent again and again without a result failed (the retry-commands job), as its result says. */
 export const NO_RESULT = 'no result from the terminal';
 /** Return=-10, "the user is not on the terminal": for a delete, nothing is left to delete. */

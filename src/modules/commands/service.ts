@@ -7,7 +7,9 @@
  * transient code, goes back to pending with a doubling backoff until COMMAND_MAX_RETRIES.
  * Deletes are the exception: they never expire and are retried until the terminal answers,
  * because a terminal must not keep biometric data it should no longer hold. Enroll commands
- * wait for the person at the terminal until their session ends.
+ * wait for the person at the terminal until their session ends. A `reboot` is never resent
+ * unanswered (a terminal restarting answers nothing): the terminal's next handshake closes it as
+ * succeeded (terminalStarted), else it fails at its deadline.
  *
  * This class is the queue's life: commands in, results and timeouts, their ends. What a poll
  * reads and marks is `polls` (polls.ts), the operator's actions are `operator`
@@ -30,6 +32,8 @@ import {
   NEVER_EXPIRES,
   type NewCommand,
   NO_RESULT,
+  NOT_RESENT_KINDS,
+  RESTARTED,
   USER_NOT_ON_DEVICE,
   wentOut,
 } from './kinds';
@@ -274,6 +278,25 @@ export class CommandService {
     });
   }
 
+  /**
+   * A terminal handshook (`GET cdata?options=all`): it has just started. A `reboot` sent to it and
+   * not answered was carried out (a terminal restarting posts no devicecmd), so it is closed as
+   * succeeded, its result saying why; left open, it would fail at its deadline, or before this
+   * release be resent and restart the terminal again. Read first: most handshakes find none.
+   * Asked by the terminal endpoints for a handshake of the approved terminal only (not withheld).
+   */
+  async terminalStarted(deviceId: string): Promise<number> {
+    const sentReboots = and(eq(deviceCommands.deviceId, deviceId), eq(deviceCommands.status, 'sent'), inArray(deviceCommands.kind, [...NOT_RESENT_KINDS]));
+    const [any] = await this.ctx.db.orm.select({ id: deviceCommands.id }).from(deviceCommands).where(sentReboots).limit(1);
+    if (!any) return 0;
+    return this.ctx.db.write(async (w) => {
+      const now = this.ctx.clock.now();
+      const rows = await w.tx.select().from(deviceCommands).where(sentReboots);
+      for (const command of rows) await this.endings.close(w, command, 'succeeded', now, null, { reason: RESTARTED });
+      return rows.length;
+    });
+  }
+
   /** Job `expire-commands`: commands not finished by their expiry time. */
   async expireOverdue(): Promise<{ expired: number }> {
     const now = this.ctx.clock.now();
@@ -300,6 +323,8 @@ export class CommandService {
 
   private mayRetry(command: CommandRow, code: number | null): boolean {
     if (INTERACTIVE_KINDS.has(command.kind)) return false;
+    // Unanswered (the retry job): it may have been carried out, and would be again.
+    if (code === null && NOT_RESENT_KINDS.has(command.kind)) return false;
     if (isPermanentFailure(code)) return false;
     // A delete is retried for as long as it takes: the terminal must not keep the data.
     if (DELETE_KINDS.has(command.kind)) return true;

@@ -183,19 +183,19 @@ export class TerminalEndpoints {
     return ok();
   }
 
-  /** `GET cdata?options=all`: the full option block (a pending terminal gets it too). */
+  /** `GET cdata?options=all`: the full option block (a pending terminal gets it too); it started, so a reboot sent to it is done. */
   private async handshake(req: TerminalRequest, serial: string): Promise<TerminalReply> {
     const { query } = req;
     // From an unconfirmed address the terminal is answered, but what it says of itself is not taken (the dialect follows it).
     const device = await this.devices.registration.touch(serial, contactOf(req, { ip: req.ip, pushVersion: query.pushver, language: query.language }));
-    // The dialect follows what the terminal declared: a 3.x pushver now, or DeviceType=acc /
-    // PushVersion=3.x at registry (a handshake without pushver keeps what was declared).
+    // The dialect it declared: a 3.x pushver now, or DeviceType=acc / PushVersion=3.x at registry (no pushver keeps what was declared).
     const v3 = speaksSecurityPush(device);
     // 3.x: `OK` alone asks an unregistered terminal to register (docs/protocol/adms.md §3.1).
     if (v3 && !device.registryCode) return ok();
     const offset = this.offsetNow(device);
-    const block = this.optionBlock(device, query.pushver, offset, v3);
     await this.sentOffset(device, offset);
+    if (!withheld(req.trust)) await this.commands.terminalStarted(device.id);
+    const block = this.optionBlock(device, query.pushver, offset, v3);
     return ok(v3 ? `registry=ok\nRegistryCode=${device.registryCode}\n${block}` : block);
   }
 

@@ -324,7 +324,10 @@ export const SETTINGS_SCHEMA: { [K in SettingKey]: SettingSpec<Settings[K]> } = 
   ),
   ADMS_RAW_COMMANDS: flag(false, 'Let administrators queue raw command text to terminals (`raw` kind of devices/{sn}/commands/); off, it is refused with 403.'),
 
-  COMMAND_ACK_TIMEOUT: duration(2 * MINUTE, 'A sent command without a result after this is resent (enroll commands wait for their session).'),
+  COMMAND_ACK_TIMEOUT: duration(
+    2 * MINUTE,
+    'A sent command without a result after this is resent (enroll commands wait for their session; a reboot, carried out without an answer, is never resent: its terminal’s handshake closes it, or it fails).',
+  ),
   COMMAND_MAX_RETRIES: integer(5, 'Resends of a failed or unanswered command before it fails (deletes: resent until answered, at least hourly).'),
   COMMAND_RETRY_BACKOFF: duration(30_000, 'First retry delay; doubles each attempt.'),
   COMMAND_EXPIRY: duration(7 * DAY, 'Commands not delivered within this expire (enroll commands: session TTL; deletes never expire).'),
