@@ -84,6 +84,7 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
 
   // Consent.
   enrollment.events.react('consent_withdrawn', enrollmentReactions.closeSessionsOnWithdrawal(enrollment));
+  enrollment.events.react('consent_given', enrollmentReactions.keepFingersRefusedForConsent(sync));
   enrollment.events.react('consent_given', fleetReactions.fetchTemplatesOnConsent(converge));
   // Templates destroyed (withdrawal, deletion), or none found to destroy: the deletion proof opens.
   enrollment.templates.onDestroyed(proofReactions.openProofOnDestruction(m.proofs));

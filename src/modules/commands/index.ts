@@ -21,5 +21,5 @@ export { describeReturnCode } from './return-codes';
 export { commandRoutes } from './routes';
 export { COMMAND_SETTINGS } from './runtime';
 export { CommandService, type DeletesReplaced } from './service';
-export { type ReplacedDelete, supersedeRefusalDelete } from './supersede';
+export { type ReplacedDelete, supersedeConsentRefusalDeletes, supersedeRefusalDelete } from './supersede';
 export type { CommandView } from './views';

@@ -21,6 +21,7 @@ const LOGGED_PAYLOAD_FIELDS = [
   'templateId',
   'templateVersion',
   'rejected',
+  'consentMissing',
   'putBack',
   'resolves',
   'leave',

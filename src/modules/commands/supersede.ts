@@ -12,9 +12,10 @@
  * still owed); one that went out stays, and a different delete of the same key queues behind it.
  * Only a person taken off a terminal (`closeKeyed`) closes an unsent delete, for the delete of
  * their whole user there, which takes its place and is announced as such (the proof follows);
- * and an accepted walk-up upload drops its refusal's delete (`supersedeRefusalDelete`).
+ * and an accepted walk-up upload drops its refusal's delete (`supersedeRefusalDelete`), as
+ * consent recorded drops those of refusals for want of it (`supersedeConsentRefusalDeletes`).
  */
-import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { chunks } from '../../platform/chunks';
 import type { Tx } from '../../platform/db/client';
 import { type CommandKind, DELETE_KINDS, type NewCommand, wentOut } from './kinds';
@@ -286,4 +287,30 @@ export async function supersedeRefusalDelete(tx: Tx, deviceId: string, supersede
         sql`json_extract(${deviceCommands.payload}, '$.rejected') = 1`,
       ),
     );
+}
+
+/**
+ * Consent recorded for the person who holds `pin`: the deletes that walk-up refusals for want of
+ * it queued under that PIN (`payload.consentMissing`, enrollment/walk-up-reject.ts), on any
+ * terminal, are pointless now if they never went out: the terminal keeps the finger, which the
+ * query of their fingerprints then finds. One that went out stays (the terminal may have carried
+ * it out); so does a delete of a person whose deletion was asked (it carries no such mark: their
+ * proof waits for it). Returns the terminals whose delete was dropped.
+ */
+export async function supersedeConsentRefusalDeletes(tx: Tx, pin: string, now: number): Promise<string[]> {
+  const rows = await tx
+    .update(deviceCommands)
+    .set({ status: 'superseded', completedAt: now })
+    .where(
+      and(
+        eq(deviceCommands.status, 'pending'),
+        eq(deviceCommands.kind, 'delete_template'),
+        isNull(deviceCommands.sentAt),
+        eq(deviceCommands.attempts, 0),
+        sql`json_extract(${deviceCommands.payload}, '$.pin') = ${pin}`,
+        sql`json_extract(${deviceCommands.payload}, '$.consentMissing') = 1`,
+      ),
+    )
+    .returning({ deviceId: deviceCommands.deviceId });
+  return [...new Set(rows.map((r) => r.deviceId))];
 }

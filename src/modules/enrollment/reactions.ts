@@ -19,14 +19,14 @@
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import type { Clock } from '../../platform/runtime';
-import { type CommandEvents, type CommandService, describeReturnCode } from '../commands';
+import { type CommandEvents, type CommandService, describeReturnCode, supersedeConsentRefusalDeletes } from '../commands';
 import type { DetailPart, DeviceEvents, DeviceService } from '../devices';
 import type { EnrolleeEvents, EnrolleeService, ListFilter, ViewPart } from '../enrollees';
 import type { ReactionTo } from '../events';
 import type { ConsentService } from './consent';
 import type { EnrollmentEvents } from './events';
 import { type FanOut, userCommand } from './fan-out';
-import type { ScopeLeaving } from './leaving';
+import { type ScopeLeaving, templateQuery } from './leaving';
 import type { Enrollment } from './module';
 import { consents, templates as templateRows } from './tables';
 import type { TemplateStore } from './template-store';
@@ -144,6 +144,27 @@ export const destroyBiometricsOfDeleted =
         at,
       });
       if (ended) await consent.noteDestroyed(w, data.enrollee.id, at, destroyed);
+    }
+  };
+
+/**
+ * consent_given: a finger the walk-up refused for want of consent, whose delete has not gone out
+ * yet, stays on its terminal: that delete is dropped and the terminal asked for the person's
+ * fingerprints, which arrive as walk-up uploads, now accepted (stored, and sent to their other
+ * terminals). Before, the delete went first and the query found nothing. Wired before fleet's
+ * fetch on consent, whose query (of the same key) then takes this one's place where it asks too.
+ */
+export const keepFingersRefusedForConsent =
+  ({ clock, enrollees, commands }: SyncDeps): ReactionTo<EnrollmentEvents, 'consent_given'> =>
+  async (w, given) => {
+    for (const { data } of given) {
+      const person = await enrollees.find(w.tx, data.enrollee);
+      if (!person) continue;
+      const kept = await supersedeConsentRefusalDeletes(w.tx, person.devicePin, clock.now());
+      await commands.enqueue(
+        w,
+        kept.map((deviceId) => templateQuery(deviceId, person.devicePin)),
+      );
     }
   };
 

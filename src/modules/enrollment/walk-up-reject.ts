@@ -61,7 +61,10 @@ export async function rejectUpload(deps: RejectionDeps, device: DeviceRow, uploa
   const what = type === 'fingerprint' ? `finger ${upload.fingerIndex}` : `${type} ${upload.fingerIndex}`;
   await ctx.db.write(async (w) => {
     const { tx } = w;
-    const deleting = ctx.settings.DELETE_REJECTED_DEVICE_TEMPLATES || (whose !== null && (await deletionAsked(deps, tx, whose)));
+    const asked = whose !== null && (await deletionAsked(deps, tx, whose));
+    const deleting = ctx.settings.DELETE_REJECTED_DEVICE_TEMPLATES || asked;
+    // Refused only for want of consent: recording it drops this delete while unsent (consentMissing, reactions.ts).
+    const consentMissing = reason === 'consent_required' && !asked;
     await noteOnDevice(
       tx,
       device.id,
@@ -79,7 +82,7 @@ export async function rejectUpload(deps: RejectionDeps, device: DeviceRow, uploa
         {
           deviceId: device.id,
           kind: 'delete_template',
-          payload: { pin: upload.pin, fingerIndex: upload.fingerIndex, type, rejected: true },
+          payload: { pin: upload.pin, fingerIndex: upload.fingerIndex, type, rejected: true, ...(consentMissing ? { consentMissing } : {}) },
           supersedeKey: deleteKey(upload.pin, { type, fingerIndex: upload.fingerIndex }),
         },
       ]);
