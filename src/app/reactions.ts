@@ -111,6 +111,7 @@ export function wireReactions(runtime: Runtime, m: Reacting): void {
   commands.events.react('device_command_finished', fleetReactions.convergeOnCommandResult(converge));
   commands.events.react('device_command_finished', proofReactions.confirmProofOnDelete(m.proofs));
   commands.operator.refuseCancelWhen(proofReactions.keepDeletesProofsAwait(m.proofs));
+  commands.operator.refuseRetryWhen(enrollmentReactions.retryNeedsItsTemplate);
   // A delete the queue closed for another that took its place (a person taken off a terminal).
   commands.onDeletesReplaced(proofReactions.followReplacedDeletes(m.proofs));
   commands.events.react('device_command_finished', completenessReactions.followRecoveryCommands(recover));

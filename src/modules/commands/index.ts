@@ -15,7 +15,7 @@ export {
   waitingSince,
 } from './open';
 export { refuseUntilApproved } from './operator';
-export type { CancelRefusal } from './operator-actions';
+export type { CancelRefusal, RetryRefusal } from './operator-actions';
 export * as commandReactions from './reactions';
 export { describeReturnCode } from './return-codes';
 export { commandRoutes } from './routes';

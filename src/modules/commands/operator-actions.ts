@@ -28,6 +28,13 @@ type Enqueue = (w: WriteContext, commands: NewCommand[]) => Promise<number[]>;
 export type CancelRefusal = (q: Queryable, commands: readonly CommandRow[]) => Promise<Map<number, string>>;
 
 /**
+ * Why a failed or expired command must not be sent again (null: it may), asked by `retry` in its
+ * transaction: a template write whose template is gone would be dropped unsent at the next poll
+ * (src/app/reactions.ts wires it from enrollment).
+ */
+export type RetryRefusal = (q: Queryable, command: CommandRow) => Promise<string | null>;
+
+/**
  * Kinds that wipe what a terminal holds (or may: raw text is anything): a caller limited to areas
  * sends them only to a terminal wholly within its areas (another area's people are on it too).
  */
@@ -45,6 +52,7 @@ const NOBODY_NAMED: PeopleInScope = (enrollee, pin, scope) => (isLimited(scope) 
 
 export class OperatorActions {
   private readonly refusals: CancelRefusal[] = [];
+  private readonly retryRefusals: RetryRefusal[] = [];
   private peopleInScope: PeopleInScope = NOBODY_NAMED;
 
   constructor(
@@ -60,6 +68,11 @@ export class OperatorActions {
    */
   seePeopleBy(people: PeopleInScope): void {
     this.peopleInScope = people;
+  }
+
+  /** Wired in src/app/reactions.ts: a rule under which an operator's retry is refused (409, its reason as the message). */
+  refuseRetryWhen(refusal: RetryRefusal): void {
+    this.retryRefusals.push(refusal);
   }
 
   /** Wired in src/app/reactions.ts: a rule under which an operator's cancel is refused (409). */
@@ -97,8 +110,8 @@ export class OperatorActions {
   }
 
   /**
-   * Sends a `failed` or `expired` command again, with a fresh attempt budget and expiry; otherwise
-   * 409. Its `sent_at` stays: a command that went out keeps its id for its content (supersede.ts).
+   * Sends a `failed` or `expired` command again, with a fresh attempt budget and expiry; otherwise,
+   * or when a rule refuses it (refuseRetryWhen: its template is gone), 409. Its `sent_at` stays: a command that went out keeps its id for its content (supersede.ts).
    */
   async retry(device: CommandTarget, id: number, by: string, scope: AreaScope = EVERYWHERE): Promise<CommandView> {
     const deviceId = device.id;
@@ -112,6 +125,10 @@ export class OperatorActions {
           command: id,
           status: command.status,
         });
+      }
+      for (const refusal of this.retryRefusals) {
+        const why = await refusal(w.tx, command);
+        if (why) throw new FpaError('conflict', why, { command: id, kind: command.kind });
       }
       const now = this.ctx.clock.now();
       const set = {

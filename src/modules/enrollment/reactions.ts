@@ -16,10 +16,10 @@
  * - a template command's result sets the template's sync status on that terminal, and a user's
  *   delete it confirmed drops that person's sync rows there (but for templates written after it).
  */
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../../platform/db/client';
 import type { Clock } from '../../platform/runtime';
-import { type CommandEvents, type CommandService, describeReturnCode, supersedeConsentRefusalDeletes } from '../commands';
+import { type CommandEvents, type CommandService, describeReturnCode, type RetryRefusal, supersedeConsentRefusalDeletes } from '../commands';
 import type { DetailPart, DeviceEvents, DeviceService } from '../devices';
 import type { EnrolleeEvents, EnrolleeService, ListFilter, ViewPart } from '../enrollees';
 import type { ReactionTo } from '../events';
@@ -167,6 +167,23 @@ export const keepFingersRefusedForConsent =
       );
     }
   };
+
+/**
+ * An operator's retry of a template write (`POST devices/{sn}/commands/{id}/retry/`) is refused
+ * (409) when that template, at that version, no longer exists: the poll would drop it unsent.
+ * Before, the retry answered 200 `pending` and the command was silently superseded.
+ */
+export const retryNeedsItsTemplate: RetryRefusal = async (q, command) => {
+  if (command.kind !== 'update_template') return null;
+  const [row] = await q
+    .select({ version: templateRows.version })
+    .from(templateRows)
+    .where(eq(templateRows.id, String(command.payload.templateId)))
+    .limit(1);
+  if (!row) return 'the template no longer exists (destroyed since this command was queued): there is nothing to send';
+  if (row.version !== Number(command.payload.templateVersion)) return `the template was replaced by version ${row.version}, which is sent by itself`;
+  return null;
+};
 
 /** device_updated (areas): people who left the terminal's scope are taken off it; an approved terminal gets the ones who came in. */
 export const followTerminalAreaChanges =
