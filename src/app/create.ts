@@ -191,9 +191,16 @@ async function assemble(runtime: Runtime, directory: EmployeeDirectory, lock: He
   // `Authorization: Bearer fpa_key_…` counts as the key's caller on every admin route.
   auth.apiKeys = modules.apiKeys;
   for (const job of jobDefinitions(runtime, modules)) modules.jobs.register(job);
-  const http = { runtime, auth };
-  const { plugin, openapi, operations } = buildPlugin(http, modules, (at) => recordServedAt(lock, runtime.settings, at));
-  return { modules, plugin, openapi, operations };
+  // Where the instance is served, once its server listens: in the lock file for the scripts, and
+  // for the routes that name the server's own address (invite links).
+  const served: { at: ServedAt | null } = { at: null };
+  const servedAt = (at: ServedAt) => {
+    served.at = at;
+    recordServedAt(lock, runtime.settings, at);
+  };
+  const http = { runtime, auth, served };
+  const { plugin, openapi, operations } = buildPlugin(http, modules, servedAt);
+  return { modules, plugin, openapi, operations, servedAt };
 }
 
 async function startServing(modules: Modules, settings: Readonly<Settings>, options: CreateOptions): Promise<void> {
@@ -219,7 +226,7 @@ interface Built extends Awaited<ReturnType<typeof assemble>> {
 }
 
 /** The instance a host holds: what it mounts, calls and listens to, and how it closes. */
-function instance({ modules, plugin, operations, openapi, runtime, issues, lock, ownsDb }: Built): FingerprintAttendance {
+function instance({ modules, plugin, operations, openapi, servedAt, runtime, issues, lock, ownsDb }: Built): FingerprintAttendance {
   let closed = false;
   return {
     plugin,
@@ -232,7 +239,7 @@ function instance({ modules, plugin, operations, openapi, runtime, issues, lock,
     warnings: issues,
     lock,
     openapi: openapi.document,
-    servedAt: (at) => recordServedAt(lock, runtime.settings, at),
+    servedAt,
     async close() {
       if (closed) return;
       closed = true;

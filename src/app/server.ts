@@ -15,7 +15,7 @@ import { otherMethodsRefused } from '../platform/http/other-methods';
 import { servePathsWhateverTheHost, tagWithRequestId } from '../platform/http/routable-url';
 import type { Logger } from '../platform/log';
 import { reachableHost } from '../platform/net/lan';
-import { localApiBase, recordServedAt } from './addresses';
+import { localApiBase } from './addresses';
 import { API_PREFIX, type CreateOptions, createFingerprintAttendance, type FingerprintAttendance } from './create';
 
 export interface RunningServer {
@@ -61,7 +61,7 @@ export async function startServer(options: CreateOptions & ListenOptions = {}): 
   const url = localApiBase({ hostname, port: actualPort });
   // The scripts' printed links open where this server is reached, whatever their own HOST says
   // (the plugin's onStart wrote it already, from Bun's view of the address: this is the one asked for).
-  recordServedAt(fpa.lock, fpa.settings, { hostname, port: actualPort });
+  fpa.servedAt({ hostname, port: actualPort });
   let stopped = false;
   return {
     fpa,

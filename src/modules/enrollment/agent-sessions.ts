@@ -184,8 +184,14 @@ export class AgentSessionService {
     }
     const data = decodeStrictBase64(upload.template);
     if (!data) throw new FpaError('invalid_template', 'template must be standard base64 (RFC 4648, padded)', { field: 'template' });
-    this.biometrics.templates.checkSize(data.byteLength);
-    checkTemplateBytes(algorithmVersion, upload.template, data);
+    try {
+      this.biometrics.templates.checkSize(data.byteLength);
+      checkTemplateBytes(algorithmVersion, upload.template, data);
+    } catch (refused) {
+      // A refused template's decoded bytes are wiped too, as an accepted one's are after staging.
+      data.fill(0);
+      throw refused;
+    }
     return { algorithmVersion, data };
   }
 

@@ -55,7 +55,7 @@ function inviteRoute(http: Http, users: UsersService) {
   return adminRouter(http, 'users-invite', { allowOperatorToken: true }).post(
     '/users',
     async ({ admin, body, server, set }) => {
-      const created = await users.create(admin, body, consoleBase(settings, server));
+      const created = await users.create(admin, body, consoleBase(settings, server ?? http.served?.at ?? null));
       set.status = 201;
       return created;
     },
@@ -115,7 +115,7 @@ function accountRoutes(http: Http, deps: { users: UsersService; signIn: Password
         detail: { summary: 'Remove a user: sessions end and API keys are revoked at once', tags },
       },
     )
-    .post('/users/:id/reset', ({ admin, params, server }) => users.reset(admin, params.id, consoleBase(settings, server)), {
+    .post('/users/:id/reset', ({ admin, params, server }) => users.reset(admin, params.id, consoleBase(settings, server ?? http.served?.at ?? null)), {
       params: UserParams,
       response: { 200: InviteLink, ...errors('not_found', 'conflict') },
       detail: { summary: 'A new one-time `invite_url` that sets a new password; the old password and every session end now', tags },

@@ -27,6 +27,13 @@ import { peerAddress, waitForTheHandler } from './routable-url';
 export interface Http {
   runtime: Runtime;
   auth: AdminAuthenticator;
+  /**
+   * Where the server serving this instance listens, once known: the standalone server's listen, a
+   * host's start (the plugin's onStart), or what a host serving it some other way says
+   * (`fpa.servedAt`). Null until then; routes that name the server's own address read it when
+   * Elysia has no server to tell them (a host's `Bun.serve({ fetch: app.fetch })`).
+   */
+  served?: { at: { hostname: string; port: number } | null };
 }
 
 /** The security schemes of the API, by their name in the OpenAPI document. */
