@@ -9,6 +9,7 @@ import { describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { embeddingExample, HOST_STAND_INS } from '../support/embedding-example';
 
 const ROOT = resolve(import.meta.dir, '../..');
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -65,22 +66,6 @@ describe('a host type-checks the package', () => {
     expect(missing).toEqual([]);
   });
 });
-
-/** The first `ts` block of the README's embedding section. */
-function embeddingExample(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('## Embedding in a host application')))?.[1];
-  if (!block) throw new Error('the README has no ts block under "Embedding in a host application"');
-  return block;
-}
-
-/** What the README says stands for the host's own, typed as a host would type them. */
-const HOST_STAND_INS = `
-const people = new Map([['E-001', { key: 'E-001', displayName: 'Ada Host', active: true }]]);
-const myDirectory = { model: 'host.User', find: async (key: string) => people.get(key) ?? null };
-const hostSession = (req: Request) => (req.headers.get('cookie')?.includes('host=admin') ? { by: 'host-admin' } : null);
-const hostCalendar = { between: (_enrollees: readonly string[], _from: string, _to: string) => ({ leaves: [] }) };
-`;
 
 /**
  * What a host writes beside the example with the names the package entry exports for it: the

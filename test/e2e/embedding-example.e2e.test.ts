@@ -9,28 +9,12 @@
 import { afterAll, expect, test } from 'bun:test';
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { embeddingExample, HOST_STAND_INS } from '../support/embedding-example';
 import { freePort, TEST_KEY, tempDir } from '../support/harness';
 
 const ROOT = resolve(import.meta.dir, '../..');
 const host = tempDir('fpa-host-example-');
 afterAll(() => host.cleanup());
-
-/** The first `ts` block of the README's embedding section. */
-function embeddingExample(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Embedding in a host application'));
-  const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!block) throw new Error('the README has no ts block under "Embedding in a host application"');
-  return block;
-}
-
-/** What the README says stands for the host's own, as a host would write it. */
-const HOST_STAND_INS = `
-const people = new Map([['E-001', { key: 'E-001', displayName: 'Ada Host', active: true }]]);
-const myDirectory = { model: 'host.User', find: async (key: string) => people.get(key) ?? null };
-const hostSession = (req: Request) => (req.headers.get('cookie')?.includes('host=admin') ? { by: 'host-admin' } : null);
-const hostCalendar = { between: (_enrollees: readonly string[], _from: string, _to: string) => ({ leaves: [] }) };
-`;
 
 /** A live stream opened by the host's signed-in administrator, left open when the shutdown starts. */
 const OPEN_STREAM = `
