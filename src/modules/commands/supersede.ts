@@ -5,7 +5,8 @@
  * pending command that did go out (no answer in time, or a transient error: it waits to be
  * resent) keeps its id for its own content, because the terminal may still answer that id: it is
  * superseded and the new command gets a row (and an id) of its own, at the end of the queue; the
- * same content again is that very command. An unsent delete is never replaced by anything but a
+ * same content again is that very command, unless it is a delete (a new delete never reuses one
+ * that went out: see placeAmong). An unsent delete is never replaced by anything but a
  * delete: a record or template queued after it goes behind it, so the terminal first drops what
  * it should no longer hold. A delete is never superseded by a command of its key (a deletion
  * proof may wait for its answer): an unsent one is rewritten in place by a newer delete (same id,
@@ -77,7 +78,7 @@ export function planQueue<Values>(
     const isDelete = DELETE_KINDS.has(c.kind);
     // A delete may take any pending place of its key; anything else only a place after the last delete.
     const start = isDelete ? 0 : queue.findLastIndex((e) => DELETE_KINDS.has(e.kind)) + 1;
-    const { target, kept, closed } = placeAmong(queue.slice(start), content);
+    const { target, kept, closed } = placeAmong(queue.slice(start), content, isDelete);
     for (const e of closed) supersede(e.ref);
     if (target && !target.sent) {
       if ('id' in target.ref) plan.replacements.set(target.ref.id, values);
@@ -93,13 +94,17 @@ export function planQueue<Values>(
 
 /**
  * Among the pending commands of one key that a new command may take the place of (`range`, in
- * queue order): the one it becomes (`target`: the first never sent, rewritten in place, or the
- * first that went out with this very content, left as it is), those that stay (`kept`, in order,
- * the target among them) and those it supersedes (`closed`). Every other delete stays: one that
- * went out may be carried out by the terminal, and a deletion proof may wait for any of them.
+ * queue order): the one it becomes (`target`: the first never sent, rewritten in place, or, for
+ * a command other than a delete, the first that went out with this very content, left as it is),
+ * those that stay (`kept`, in order, the target among them) and those it supersedes (`closed`).
+ * Every other delete stays: one that went out may be carried out by the terminal, and a deletion
+ * proof may wait for any of them. A delete that went out is never the target of a new delete:
+ * a late answer to that earlier send says nothing of what the terminal took in since (a user or
+ * finger written again), so the new delete gets a row of its own at the end of the queue (sent
+ * twice, the terminal answers -10 to the second, which confirms it).
  */
-function placeAmong(range: QueuedEntry[], content: string): { target: QueuedEntry | undefined; kept: QueuedEntry[]; closed: QueuedEntry[] } {
-  const target = range.find((e) => !e.sent || e.content === content);
+function placeAmong(range: QueuedEntry[], content: string, isDelete: boolean): { target: QueuedEntry | undefined; kept: QueuedEntry[]; closed: QueuedEntry[] } {
+  const target = range.find((e) => !e.sent || (!isDelete && e.content === content));
   const kept: QueuedEntry[] = [];
   const closed: QueuedEntry[] = [];
   for (const e of range) (e === target || DELETE_KINDS.has(e.kind) ? kept : closed).push(e);
