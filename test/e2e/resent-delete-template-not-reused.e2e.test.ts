@@ -1,8 +1,8 @@
 /**
- * the withdrawal variant. A withdrawal's delete of a finger went out, its answer late;
- * consent given again, the finger enrolled again at the terminal; withdrawn again: the new
- * delete is that earlier one (same content), so the earlier send's late answer closes it and
- * completes the proof while the finger enrolled after that send is still on the terminal.
+ * The withdrawal variant. A withdrawal's delete of a finger went out, its answer late; consent
+ * given again, the finger enrolled again at the terminal; withdrawn again: before, the new delete
+ * was that earlier one (same content), so the earlier send's late answer closed it and completed
+ * the proof while the finger enrolled after that send was still on the terminal.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';

@@ -1,8 +1,8 @@
 /**
- * a person's deletion reuses an earlier delete_user that went out (deactivation) and was
- * put back for a resend; a late answer to that earlier send then closes the deletion's delete and
- * completes the proof, while the user record and finger written after that earlier send stay on
- * the terminal and nothing is ever sent again.
+ * A person's deletion must not reuse an earlier delete_user that went out (deactivation) and was
+ * put back for a resend: before, a late answer to that earlier send closed the deletion's delete
+ * and completed the proof, while the user record and finger written after that earlier send
+ * stayed on the terminal and nothing was ever sent again.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';

@@ -2,7 +2,7 @@
 export type { CommandEvents } from './events';
 export { commandJobs } from './jobs';
 export { type CommandKind, type DueCommand, type NewCommand, NO_RESULT, QUERY_USERS_KEY, wentOut } from './kinds';
-export { commandSentAt, templateWritesSent } from './lookups';
+export { commandSentAt, sentDeleteUnfinished, templateWritesSent } from './lookups';
 export { DeviceCommand } from './model';
 export {
   commandStates,

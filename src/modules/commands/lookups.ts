@@ -24,6 +24,28 @@ export async function commandSentAt(q: Queryable, id: number): Promise<number | 
 }
 
 /**
+ * Whether a delete under one of these supersede keys (a part's, a user's) went out to this
+ * terminal and is still unfinished (its answer lost, waiting to be resent): the terminal may yet
+ * carry it out, after whatever it took in since (enrollment/write-behind-delete.ts).
+ */
+export async function sentDeleteUnfinished(q: Queryable, deviceId: string, keys: readonly string[]): Promise<boolean> {
+  const [row] = await q
+    .select({ id: deviceCommands.id })
+    .from(deviceCommands)
+    .where(
+      and(
+        eq(deviceCommands.deviceId, deviceId),
+        inArray(deviceCommands.supersedeKey, [...keys]),
+        eq(deviceCommands.status, 'pending'),
+        inArray(deviceCommands.kind, [...DELETE_KINDS]),
+        or(isNotNull(deviceCommands.sentAt), gt(deviceCommands.attempts, 0)),
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
+}
+
+/**
  * Of these templates on these terminals, the pairs (`<deviceId>\n<templateId>`) where a write of
  * the template went out to the terminal (sent at least once, whatever became of it): the
  * terminal may hold it, whatever its users say (enrollment/not-theirs.ts).

@@ -33,7 +33,7 @@ interface TerminalUser {
 }
 
 /** A template as commands know it: its kind, body part and slot. */
-interface TemplateRef {
+export interface TemplateRef {
   id: string;
   type: string;
   fingerIndex: number;
@@ -424,7 +424,7 @@ export function userCommandKey(pin: string): string {
 }
 
 /** One template for one terminal; `enrollee` lets the renderer check the terminal's user with that PIN is them. */
-function templateCommand(deviceId: string, enrollee: { id: string; devicePin: string }, t: TemplateRef): NewCommand {
+export function templateCommand(deviceId: string, enrollee: { id: string; devicePin: string }, t: TemplateRef): NewCommand {
   const pin = enrollee.devicePin;
   return {
     deviceId,

@@ -204,14 +204,14 @@ export class TemplateStore {
   /**
    * Walk-up: when a terminal uploads exactly the bytes already stored for this finger and
    * algorithm (a resend, or the terminal echoing what the server sent it), the template is
-   * only marked present there and true is returned: no new version, which would otherwise
+   * only marked present there and returned (else null): no new version, which would otherwise
    * bounce between terminals for ever.
    */
   async markPresentIfSame(
     w: WriteContext,
     deviceId: string,
     upload: { enrolleeId: string; type: BiometricType; fingerIndex: number; slot: number; algorithmVersion: string; duress: boolean; data: Uint8Array },
-  ): Promise<boolean> {
+  ): Promise<{ id: string; version: number } | null> {
     const rows = await w.tx
       .select()
       .from(templates)
@@ -225,17 +225,17 @@ export class TemplateStore {
       );
     const current = rows.find((t) => sameVersion(t.algorithmVersion, upload.algorithmVersion));
     // A finger that became (or stopped being) a duress finger is a new version, sent to the others.
-    if (!current || current.sizeBytes !== upload.data.byteLength || current.duress !== upload.duress) return false;
+    if (!current || current.sizeBytes !== upload.data.byteLength || current.duress !== upload.duress) return null;
     let plain: Uint8Array;
     try {
       plain = await this.ctx.keyRing.decrypt(new Uint8Array(current.ciphertext), aadOf(current));
     } catch {
       // Unreadable (a key removed too early): store the upload as a new version instead.
-      return false;
+      return null;
     }
-    if (!Buffer.from(plain).equals(Buffer.from(upload.data))) return false;
+    if (!Buffer.from(plain).equals(Buffer.from(upload.data))) return null;
     await upsertSync(w.tx, [{ templateId: current.id, deviceId, status: 'present', templateVersion: current.version, updatedAt: this.ctx.clock.now() }]);
-    return true;
+    return { id: current.id, version: current.version };
   }
 
   /** The stored version of a template, decrypted for a terminal; null when it no longer exists in that version. */

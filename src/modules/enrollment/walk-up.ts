@@ -45,18 +45,19 @@
 import type { WriteContext } from '../../platform/db/client';
 import { type ErrorCode, FpaError } from '../../platform/errors';
 import type { BiometricType } from '../../protocol/adms';
-import { type CommandService, supersedeRefusalDelete } from '../commands';
+import type { CommandService } from '../commands';
 import { type DeviceRow, type DeviceService, type DeviceUserRow, deviceRef, noteOnDevice, type ReportedUser } from '../devices';
 import { type CardOutcome, type EnrolleeRow, type EnrolleeService, normaliseCard } from '../enrollees';
 import type { EventChannel } from '../events';
 import type { EnrollmentEvents } from './events';
-import { deleteKey, userCommand } from './fan-out';
+import { userCommand } from './fan-out';
 import { leaveFetchOf, type ScopeLeaving } from './leaving';
 import { type RemoteEnrollment, userRecordReached } from './remote-sessions';
 import type { EnrollmentRuntime } from './runtime';
 import type { SessionRow } from './sessions';
 import type { TemplateStore } from './template-store';
 import { type Refusal, refuseUnkeptOfDeleted, rejectUpload } from './walk-up-reject';
+import { keepAccepted } from './write-behind-delete';
 
 export interface TemplateUpload {
   pin: string;
@@ -204,8 +205,9 @@ export class WalkUpEnrollment {
       duress: upload.duress,
       data,
     });
-    if (!same) {
-      await templates.storeTemplateIn(w, {
+    const held =
+      same ??
+      (await templates.storeTemplateIn(w, {
         enrolleeId: person.id,
         type,
         fingerIndex: upload.fingerIndex,
@@ -216,12 +218,10 @@ export class WalkUpEnrollment {
         source: requested ? 'remote' : 'device',
         sourceDeviceId: device.id,
         by: `device:${device.serialNumber}`,
-      });
-    }
+      }));
     if (session && requested) await remote.recordCapture(w, session, upload.fingerIndex);
-    // A delete queued when an earlier upload of this part was refused (no consent yet, not a
-    // station yet) and not sent: the terminal's template is the enrollee's now, so it stays.
-    await supersedeRefusalDelete(w.tx, device.id, deleteKey(upload.pin, { type, fingerIndex: upload.fingerIndex }), this.ctx.clock.now());
+    const template = { ...held, type, fingerIndex: upload.fingerIndex, slot };
+    await keepAccepted(w, this.deps.commands, { deviceId: device.id, enrolleeId: person.id, pin: upload.pin, template, now: this.ctx.clock.now() });
     if (claim.leaving) await this.deps.leaving.complete(w, device.id, upload.pin);
     return same ? 'unchanged' : 'stored';
   }
