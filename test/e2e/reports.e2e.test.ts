@@ -365,7 +365,8 @@ describe('scope and errors', () => {
     expect(daily.body.sheets[0].rows.length).toBe(PEOPLE.length);
     const summary = await server.admin.get(`/reports/summary/preview/?from=${FROM}&to=${TO}`);
     expect(summary.status).toBe(200);
-    expect(summary.body.notes.some((n: string) => n.startsWith('Each duration is cut to the whole minute'))).toBe(true);
+    // Its totals add the rows' whole minutes: they add up, and the note says so (not the timesheet's).
+    expect(summary.body.notes).toContain('Each duration is cut to the whole minute; a total is the sum of its rows.');
     expect((await server.admin.get(`/reports/exceptions/preview/?from=${FROM}&to=${TO}&kind=late`)).body.sheets[0].rows.length).toBeGreaterThan(0);
     const branchOnly = await limitedTo(['branch']);
     const branch = await fetch(`${server.url}${API}/reports/daily/preview/?date=2026-02-03`, { headers: { authorization: `Bearer ${branchOnly}` } });

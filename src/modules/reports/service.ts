@@ -331,7 +331,7 @@ export class ReportService {
         `${from} to ${to}`,
         scope.label,
         ['summary', from, to, scope.area],
-        ['Days by status; durations in hours:minutes (Excel: hours).', TOTALS_NOTE],
+        ['Days by status; durations in hours:minutes (Excel: hours).', SUMMARY_TOTALS_NOTE],
       )),
       sheets: once(sheet),
       emptyColumns: SUMMARY_COLUMNS,
@@ -390,6 +390,8 @@ export class ReportService {
  * an error.
  */
 const TOTALS_NOTE = 'Each duration is cut to the whole minute; a total adds the exact times, so it can be a minute or more above its rows added up.';
+/** The summary's totals add its rows' whole minutes (rows.ts), so they add up. */
+const SUMMARY_TOTALS_NOTE = 'Each duration is cut to the whole minute; a total is the sum of its rows.';
 const NEXT_DATE_NOTE =
   'Times are local times of the attendance zone (a person in an area with a zone of its own: theirs); a day is the date its shift started.';
 /** The daily report of today, after midnight: the Today board shows the night still running, the report each person's shift of this date. */
