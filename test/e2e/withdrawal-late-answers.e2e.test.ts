@@ -13,7 +13,7 @@ import { eq } from 'drizzle-orm';
 import { deviceUsers } from '../../src/app/schema';
 import { SimulatedTerminal } from '../../src/simulator/terminal';
 import { startTestServer, type TestServer } from '../support/harness';
-import { approvedTerminal, deviceRow, drain, type EnrolledPerson, enrolledPerson } from '../support/terminals';
+import { answerCommands, approvedTerminal, deviceRow, drain, type EnrolledPerson, enrolledPerson, takeCommands } from '../support/terminals';
 
 let server: TestServer;
 
@@ -28,25 +28,6 @@ type TerminalUser = { pin: string; enrollee: string | null; conflict: unknown };
 type ProofTerminal = { serial_number: string; status: string; command: { id: number; kind: string; status: string } | null };
 type Proof = { complete: boolean; terminals: ProofTerminal[]; signature: string };
 
-/** The `C:<id>:<text>` lines of one poll, which the test answers itself (or not). */
-async function take(t: SimulatedTerminal): Promise<{ id: string; text: string }[]> {
-  const res = await t.get('getrequest');
-  expect(res.status).toBe(200);
-  return res.body
-    .split('\n')
-    .filter((l) => l.startsWith('C:'))
-    .map((l) => {
-      const [, id, ...rest] = l.split(':');
-      return { id: id!, text: rest.join(':') };
-    });
-}
-
-async function answer(t: SimulatedTerminal, ids: readonly string[], code = 0): Promise<void> {
-  if (ids.length === 0) return;
-  const res = await t.post('devicecmd', {}, ids.map((id) => `ID=${id}&Return=${code}&CMD=DATA\n`).join(''));
-  expect(res.status).toBe(200);
-}
-
 /**
  * A terminal approved into `areas` whose commands the test answers by hand: its query of users
  * answered (no users), nothing else yet.
@@ -56,9 +37,9 @@ async function handAnswered(sn: string, areas: string[]): Promise<SimulatedTermi
   await t.handshake();
   await t.postOptions();
   expect((await server.admin.post(`/devices/${sn}/approve/`, { areas })).status).toBe(200);
-  const first = await take(t);
+  const first = await takeCommands(t);
   expect(first.map((c) => c.text)).toEqual(['DATA QUERY USERINFO']);
-  await answer(
+  await answerCommands(
     t,
     first.map((c) => c.id),
   );
@@ -115,13 +96,13 @@ describe('a withdrawal reaches every terminal that holds the finger', () => {
     const pin = e6.device_pin;
     await drain(ta);
     // TB takes the user record; its answer is lost.
-    const record = await take(tb);
+    const record = await takeCommands(tb);
     expect(record.map((c) => c.text.split('\t')[0])).toEqual([`DATA UPDATE USERINFO PIN=${pin}`]);
     // Walk-up on TA: stored, fanned out to TB, which confirms the template.
     expect((await ta.uploadTemplate(pin, 6)).body).toBe('OK:1');
-    const template = await take(tb);
+    const template = await takeCommands(tb);
     expect(template.map((c) => c.text.split('\t').slice(0, 2).join('\t'))).toEqual([`DATA UPDATE FINGERTMP PIN=${pin}\tFID=6`]);
-    await answer(
+    await answerCommands(
       tb,
       template.map((c) => c.id),
     );
@@ -139,16 +120,16 @@ describe('a withdrawal reaches every terminal that holds the finger', () => {
     const pending = await proofOf(e6.id);
     expect(statuses(pending)).toEqual({ 'LATE-A': 'confirmed', 'LATE-B': 'pending' });
     expect(pending.complete).toBe(false);
-    const owed = await take(tb);
+    const owed = await takeCommands(tb);
     expect(owed.map((c) => c.text)).toEqual([fingerDelete(pin, 6)]);
     // The record's late answer, then the delete's.
-    await answer(
+    await answerCommands(
       tb,
       record.map((c) => c.id),
     );
     expect(await userOn('LATE-B', pin)).toMatchObject({ enrollee: e6.id, conflict: null });
     expect((await proofOf(e6.id)).complete).toBe(false);
-    await answer(
+    await answerCommands(
       tb,
       owed.map((c) => c.id),
     );
@@ -206,14 +187,14 @@ describe('a withdrawal reaches every terminal that holds the finger', () => {
     await drain(t2);
     // T3 approved afterwards: its backfill (E1's record and finger 5) runs, its answers are lost.
     const t3 = await handAnswered('TWICE-3', ['west']);
-    const backfill = await take(t3);
+    const backfill = await takeCommands(t3);
     expect(backfill.map((c) => c.text.split('\t')[0])).toEqual([`DATA UPDATE USERINFO PIN=${pin}`, `DATA UPDATE FINGERTMP PIN=${pin}`]);
 
     // First withdrawal: T3 may hold finger 5 (sent, unanswered): sent its delete, which it confirms.
     expect((await server.admin.delete(`/enrollees/${e1.id}/consent/`)).status).toBe(200);
-    const first = await take(t3);
+    const first = await takeCommands(t3);
     expect(first.map((c) => c.text)).toEqual([fingerDelete(pin, 5)]);
-    await answer(
+    await answerCommands(
       t3,
       first.map((c) => c.id),
     );
@@ -226,9 +207,9 @@ describe('a withdrawal reaches every terminal that holds the finger', () => {
     expect((await station.uploadTemplate(pin, 3)).body).toBe('OK:1');
     await drain(t1);
     await drain(t2);
-    const finger3 = await take(t3);
+    const finger3 = await takeCommands(t3);
     expect(finger3.map((c) => c.text.split('\t').slice(0, 2).join('\t'))).toEqual([`DATA UPDATE FINGERTMP PIN=${pin}\tFID=3`]);
-    await answer(
+    await answerCommands(
       t3,
       finger3.map((c) => c.id),
     );
@@ -236,7 +217,7 @@ describe('a withdrawal reaches every terminal that holds the finger', () => {
 
     // Second withdrawal: every holder of finger 3 is sent its delete, T3 included; the proof waits for T3.
     expect((await server.admin.delete(`/enrollees/${e1.id}/consent/`)).status).toBe(200);
-    const second = await take(t3);
+    const second = await takeCommands(t3);
     expect(second.map((c) => c.text)).toEqual([fingerDelete(pin, 3)]);
     for (const t of [t1, t2, station]) expect(await drain(t)).toContain(fingerDelete(pin, 3));
     const waiting = await proofOf(e1.id);
@@ -245,7 +226,7 @@ describe('a withdrawal reaches every terminal that holds the finger', () => {
       status: 'pending',
       command: { id: Number(second[0]!.id), kind: 'delete_template' },
     });
-    await answer(
+    await answerCommands(
       t3,
       second.map((c) => c.id),
     );
@@ -261,24 +242,24 @@ describe('a withdrawal reaches every terminal that holds the finger', () => {
     await drain(t);
     // Deactivated: the delete of the whole user goes out; its answer is lost.
     expect((await server.admin.patch(`/enrollees/${kai.id}/`, { active: false })).status).toBe(200);
-    const gone = await take(t);
+    const gone = await takeCommands(t);
     expect(gone.map((c) => c.text)).toEqual([`DATA DELETE USERINFO PIN=${pin}`]);
     // Active again: the record and a finger written after that delete, confirmed.
     expect((await server.admin.patch(`/enrollees/${kai.id}/`, { active: true })).status).toBe(200);
     await drain(t);
     expect((await t.uploadTemplate(pin, 2)).body).toBe('OK:1');
     expect((await server.admin.delete(`/enrollees/${kai.id}/consent/`)).status).toBe(200);
-    const owed = await take(t);
+    const owed = await takeCommands(t);
     expect(owed.map((c) => c.text)).toEqual([fingerDelete(pin, 2)]);
     // The old delete's late answer: finger 2 was written after it, so the withdrawal's delete is still owed.
-    await answer(
+    await answerCommands(
       t,
       gone.map((c) => c.id),
     );
     const waiting = await proofOf(kai.id);
     expect(waiting.terminals).toMatchObject([{ serial_number: 'WHOLE-1', status: 'pending', command: { id: Number(owed[0]!.id) } }]);
     expect(waiting.complete).toBe(false);
-    await answer(
+    await answerCommands(
       t,
       owed.map((c) => c.id),
     );
@@ -304,9 +285,9 @@ describe('what the “not theirs” rule protects', () => {
     expect((await other.post('cdata', { table: 'OPERLOG', Stamp: '5' }, menu)).body).toBe('OK:1');
     expect(await userOn('OWN-B', '42')).toMatchObject({ enrollee: null });
     // Nothing of Lee's goes over that user.
-    expect(await take(other)).toEqual([]);
+    expect(await takeCommands(other)).toEqual([]);
     expect((await server.admin.delete(`/enrollees/${lee.id}/consent/`)).status).toBe(200);
-    expect(await take(other)).toEqual([]);
+    expect(await takeCommands(other)).toEqual([]);
     expect(await drain(home)).toContain(fingerDelete('42', 1));
     expect(await userOn('OWN-B', '42')).toMatchObject({ enrollee: null });
     const proof = await proofOf(lee.id);

@@ -19,6 +19,26 @@ export async function drain(t: SimulatedTerminal): Promise<string[]> {
   throw new Error(`${t.sn} never ran out of commands`);
 }
 
+/** The `C:<id>:<text>` lines of one poll, which the test answers itself (or not). */
+export async function takeCommands(t: SimulatedTerminal): Promise<{ id: string; text: string }[]> {
+  const res = await t.get('getrequest');
+  expect(res.status).toBe(200);
+  return res.body
+    .split('\n')
+    .filter((l) => l.startsWith('C:'))
+    .map((l) => {
+      const [, id, ...rest] = l.split(':');
+      return { id: id!, text: rest.join(':') };
+    });
+}
+
+/** Answers these commands of the terminal with one `Return` code, as its `devicecmd` post. */
+export async function answerCommands(t: SimulatedTerminal, ids: readonly string[], code = 0): Promise<void> {
+  if (ids.length === 0) return;
+  const res = await t.post('devicecmd', {}, ids.map((id) => `ID=${id}&Return=${code}&CMD=DATA\n`).join(''));
+  expect(res.status).toBe(200);
+}
+
 /** The device row of a serial, or null when the service does not know it. */
 export async function deviceRow(fpa: FingerprintAttendance, serial: string): Promise<DeviceRow | null> {
   const [row] = await fpa.db.orm.select().from(devices).where(eq(devices.serialNumber, serial)).limit(1);
