@@ -14,6 +14,9 @@ const INVENTORY_OPEN = sql.raw(INVENTORY_QUERY_OPEN);
 /** SQLite bind-variable budget per `IN (...)` list. */
 const IN_CHUNK = 500;
 
+/** kinds.ts `wentOut` as a condition: the command was sent to its terminal at least once. */
+const WENT_OUT = or(isNotNull(deviceCommands.sentAt), gt(deviceCommands.attempts, 0));
+
 /**
  * When a command last went to its terminal (null: never). A re-upload counts as recovered only
  * what arrived from then on (completeness/recovery.ts `finish`).
@@ -38,7 +41,7 @@ export async function sentDeleteUnfinished(q: Queryable, deviceId: string, keys:
         inArray(deviceCommands.supersedeKey, [...keys]),
         eq(deviceCommands.status, 'pending'),
         inArray(deviceCommands.kind, [...DELETE_KINDS]),
-        or(isNotNull(deviceCommands.sentAt), gt(deviceCommands.attempts, 0)),
+        WENT_OUT,
       ),
     )
     .limit(1);
@@ -58,14 +61,7 @@ export async function templateWritesSent(q: Queryable, deviceIds: readonly strin
       const rows = await q
         .selectDistinct({ deviceId: deviceCommands.deviceId, templateId })
         .from(deviceCommands)
-        .where(
-          and(
-            inArray(deviceCommands.deviceId, [...devices]),
-            eq(deviceCommands.kind, 'update_template'),
-            or(isNotNull(deviceCommands.sentAt), gt(deviceCommands.attempts, 0)),
-            inArray(templateId, [...ids]),
-          ),
-        );
+        .where(and(inArray(deviceCommands.deviceId, [...devices]), eq(deviceCommands.kind, 'update_template'), WENT_OUT, inArray(templateId, [...ids])));
       for (const r of rows) out.add(`${r.deviceId}\n${String(r.templateId)}`);
     }
   }
@@ -92,7 +88,7 @@ export class CommandLookups {
           eq(deviceCommands.deviceId, deviceId),
           eq(deviceCommands.kind, kind),
           inArray(deviceCommands.status, ['pending', 'sent']),
-          or(eq(deviceCommands.status, 'sent'), isNotNull(deviceCommands.sentAt), gt(deviceCommands.attempts, 0)),
+          or(eq(deviceCommands.status, 'sent'), WENT_OUT),
           inArray(deviceCommands.id, ids),
         ),
       );
@@ -155,7 +151,7 @@ export class CommandLookups {
       const rows = await q
         .selectDistinct({ pin })
         .from(deviceCommands)
-        .where(and(eq(deviceCommands.deviceId, deviceId), or(isNotNull(deviceCommands.sentAt), gt(deviceCommands.attempts, 0)), inArray(pin, [...chunk])));
+        .where(and(eq(deviceCommands.deviceId, deviceId), WENT_OUT, inArray(pin, [...chunk])));
       for (const r of rows) out.add(String(r.pin));
     }
     return out;

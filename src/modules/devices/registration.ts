@@ -237,11 +237,6 @@ export class DeviceRegistration {
   }
 
   /**
-   * Job `expire-pending-devices`: terminals that registered themselves and were not approved
-   * within ADMS_PENDING_EXPIRY are forgotten (with their device log), so junk serials do not
-   * hold places for good. A real terminal still polling registers again at its next contact.
-   */
-  /**
    * When this instance last heard from the terminal again after a silence of DEVICE_OFFLINE_AFTER
    * or more (undefined: not since it started): what it uploads just after may have been kept
    * while it was away (terminals/ingest.ts, the clock's drift). Another instance's return is not
@@ -251,6 +246,11 @@ export class DeviceRegistration {
     return this.returned.get(deviceId);
   }
 
+  /**
+   * Job `expire-pending-devices`: terminals that registered themselves and were not approved
+   * within ADMS_PENDING_EXPIRY are forgotten (with their device log), so junk serials do not
+   * hold places for good. A real terminal still polling registers again at its next contact.
+   */
   async expirePending(): Promise<{ expired: number }> {
     const now = this.ctx.clock.now();
     const cutoff = now - this.ctx.settings.ADMS_PENDING_EXPIRY;
